@@ -1,0 +1,80 @@
+// swift-tools-version: 6.2
+import PackageDescription
+import Foundation
+
+// Warnings become errors only when CI asks for it (QUIRE_WARNINGS_AS_ERRORS=1). Doing it
+// unconditionally would break every app that depends on Quire whenever a new compiler adds a warning.
+let warningsAsErrors = ProcessInfo.processInfo.environment["QUIRE_WARNINGS_AS_ERRORS"] == "1"
+let strictSettings: [SwiftSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
+
+/// One row per engine module: a target in `Modules/<name>` and a library product of the same name.
+struct ModuleRow {
+    var name: String
+    var dependencies: [Target.Dependency]
+    var testDependencies: [Target.Dependency] = []
+    var hasTests = true
+}
+
+let modules: [ModuleRow] = [
+]
+
+/// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
+/// package plugins, so every target here names its path explicitly.
+struct PluginRow {
+    var name: String
+    var directory: String
+    var dependencies: [Target.Dependency]
+}
+
+let plugins: [PluginRow] = []
+
+var targets: [Target] = [
+    .systemLibrary(
+        name: "CYAML",
+        path: "Modules/CYAML",
+        pkgConfig: "yaml-0.1",
+        providers: [.apt(["libyaml-dev"])]
+    ),
+
+]
+var products: [Product] = []
+
+for module in modules {
+    targets.append(.target(
+        name: module.name,
+        dependencies: module.dependencies,
+        path: "Modules/\(module.name)",
+        swiftSettings: strictSettings
+    ))
+    products.append(.library(name: module.name, targets: [module.name]))
+    if module.hasTests {
+        targets.append(.testTarget(
+            name: "\(module.name)Tests",
+            dependencies: [.target(name: module.name)] + module.testDependencies,
+            path: "Tests/\(module.name)Tests",
+            resources: [],
+            swiftSettings: strictSettings
+        ))
+    }
+}
+for plugin in plugins {
+    targets.append(.target(
+        name: plugin.name,
+        dependencies: plugin.dependencies,
+        path: "Plugins/\(plugin.directory)",
+        swiftSettings: strictSettings
+    ))
+    products.append(.library(name: plugin.name, targets: [plugin.name]))
+}
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: products,
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)
