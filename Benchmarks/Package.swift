@@ -1,0 +1,30 @@
+// swift-tools-version: 6.2
+// The benchmarks are their own package so that `swift test` on Quire never builds them.
+// Each benchmark is an executable that measures Quire next to a baseline in the same run and
+// prints ratios; run them in release mode: `swift run -c release --package-path Benchmarks NAME`.
+import PackageDescription
+
+struct BenchmarkRow {
+    var name: String
+    var dependencies: [Target.Dependency]
+}
+
+let benchmarks: [BenchmarkRow] = [
+]
+
+let package = Package(
+    name: "QuireBenchmarks",
+    platforms: [.macOS(.v15)],
+    products: [],
+    dependencies: [.package(name: "Quire", path: "..")],
+    targets: [
+        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
+    ] + benchmarks.map { row in
+        .executableTarget(
+            name: row.name,
+            dependencies: ["BenchSupport"] + row.dependencies,
+            path: "Sources/\(row.name)"
+        )
+    },
+    swiftLanguageModes: [.v6]
+)
