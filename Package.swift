@@ -16,6 +16,8 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
+    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")]),
+    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -26,7 +28,11 @@ struct PluginRow {
     var dependencies: [Target.Dependency]
 }
 
-let plugins: [PluginRow] = []
+let plugins: [PluginRow] = [
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel"]),
+    PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: ["QuireModel", "QuireHeading", "QuireQuote"]),
+]
 
 var targets: [Target] = [
     .systemLibrary(
@@ -35,9 +41,29 @@ var targets: [Target] = [
         pkgConfig: "yaml-0.1",
         providers: [.apt(["libyaml-dev"])]
     ),
-
+    .executableTarget(
+        name: "quire",
+        dependencies: [
+            "QuireModel", "QuireConfig", "QuireCatalog",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        path: "Examples/quire",
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "QuireCLITests",
+        dependencies: ["quire"],
+        path: "Tests/QuireCLITests",
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "QuirePluginsTests",
+        dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig"],
+        path: "Tests/QuirePluginsTests",
+        swiftSettings: strictSettings
+    ),
 ]
-var products: [Product] = []
+var products: [Product] = [.executable(name: "quire", targets: ["quire"])]
 
 for module in modules {
     targets.append(.target(

@@ -1,0 +1,327 @@
+import HashTreeCollections
+
+/// A persistent document: a tree of nodes plus the selection.
+///
+/// `EditorState` is a value. Copying one (to start a pending state for an update) is O(1): the
+/// nodes live in a hash-array-mapped trie (swift-collections' `TreeDictionary`) that copies only
+/// the path to a node it writes, so a write into a copy of a 100,000-node state touches a handful
+/// of trie nodes and shares everything else with the original.
+public struct EditorState: Sendable {
+    /// The node types this state was built with; it decides roles and flat-string contributions.
+    public let registry: NodeRegistry
+    private var nodes: TreeDictionary<NodeKey, Node>
+    private var nextKeyValue: Int
+    /// The selection, if the document has one.
+    public var selection: RangeSelection?
+
+    /// An empty document: a root with no children.
+    public init(registry: NodeRegistry = NodeRegistry()) {
+        self.registry = registry
+        let rootPlugin = registry.plugin(for: .root) ?? RootNodePlugin()
+        let root = Node(
+            key: .root, type: .root, role: .root, isUnknown: false, text: "",
+            fields: Self.defaultFields(rootPlugin)
+        )
+        nodes = [.root: root]
+        nextKeyValue = 1
+        selection = nil
+    }
+
+    /// A document holding `paragraphs`, one paragraph of plain text each (an empty string makes an
+    /// empty paragraph). Handy for tests and samples.
+    public init(registry: NodeRegistry = NodeRegistry(), paragraphs: [String]) {
+        self.init(registry: registry)
+        do {
+            for text in paragraphs {
+                let paragraph = try createNode(type: .paragraph)
+                try append(paragraph, to: .root)
+                if !text.isEmpty {
+                    try append(try createNode(type: .text, text: text), to: paragraph)
+                }
+            }
+        } catch {
+            preconditionFailure("core node types always accept paragraphs and text: \(error)")
+        }
+    }
+
+    static func defaultFields(_ plugin: any NodePlugin) -> JSONObject {
+        var fields = JSONObject()
+        for spec in plugin.fields { fields.appendUnchecked(spec.name, spec.defaultValue) }
+        fields["version"] = .number(.integer(plugin.version))
+        return fields
+    }
+
+    // MARK: Reading
+
+    /// The node with `key`, or nil when there is none.
+    ///
+    /// - Complexity: O(log₃₂ n), effectively constant.
+    public subscript(key: NodeKey) -> Node? { nodes[key] }
+
+    /// The root node.
+    public var root: Node { nodes[.root]! }
+
+    /// The number of nodes, the root and detached nodes included.
+    ///
+    /// - Complexity: O(1).
+    public var nodeCount: Int { nodes.count }
+
+    /// The node with `key`, or a `ModelError.nodeNotFound`.
+    public func node(_ key: NodeKey) throws(ModelError) -> Node {
+        guard let node = nodes[key] else { throw .nodeNotFound(key) }
+        return node
+    }
+
+    /// The children of `key` in order (empty for leaves and unknown keys).
+    ///
+    /// - Complexity: O(1) to create; each step of the iteration is one lookup.
+    public func children(of key: NodeKey) -> Children {
+        Children(state: self, first: nodes[key]?.firstChild)
+    }
+
+    /// The children of a node, followed through the sibling links.
+    public struct Children: Sequence {
+        let state: EditorState
+        let first: NodeKey?
+
+        public func makeIterator() -> AnyIterator<Node> {
+            var current = first.flatMap { state[$0] }
+            return AnyIterator {
+                defer { current = current?.nextSibling.flatMap { state[$0] } }
+                return current
+            }
+        }
+    }
+
+    /// The ancestors of `key`, nearest first, ending with the root.
+    public func ancestors(of key: NodeKey) -> [NodeKey] {
+        var result: [NodeKey] = []
+        var current = nodes[key]?.parent
+        while let parent = current {
+            result.append(parent)
+            current = nodes[parent]?.parent
+        }
+        return result
+    }
+
+    /// The plugin for a node, or nil for an unknown node.
+    public func plugin(of node: Node) -> (any NodePlugin)? {
+        node.isUnknown ? nil : registry.plugin(for: node.type)
+    }
+
+    // MARK: Creating nodes
+
+    /// Creates a detached node of a registered type, with its fields at their defaults overlaid by
+    /// `fields`.
+    ///
+    /// - Throws: `ModelError.unknownType`, `.fieldTypeMismatch`, `.textOnNonTextNode`.
+    /// - Complexity: O(log₃₂ n).
+    @discardableResult
+    public mutating func createNode(type: NodeType, text: String = "", fields: JSONObject = [:]) throws(ModelError) -> NodeKey {
+        guard let plugin = registry.plugin(for: type) else { throw .unknownType(type) }
+        guard plugin.role != .root else { throw .cannotCreateRoot }
+        guard plugin.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
+        var allFields = Self.defaultFields(plugin)
+        for (name, value) in fields {
+            if let spec = plugin.fields.first(where: { $0.name == name }), !spec.type.accepts(value) {
+                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
+            }
+            allFields[name] = value
+        }
+        let node = Node(key: allocateKey(), type: type, role: plugin.role, isUnknown: false, text: text, fields: allFields)
+        do { try plugin.validate(node) } catch { throw .invalidNode(type: type, reason: error) }
+        nodes[node.key] = node
+        return node.key
+    }
+
+    /// Creates a detached node of a type the registry does not know, keeping `fields` verbatim.
+    /// Used by import so that unknown JSON survives a round trip.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    @discardableResult
+    public mutating func createUnknownNode(type: NodeType, role: NodeRole, text: String = "", fields: JSONObject) -> NodeKey {
+        let node = Node(key: allocateKey(), type: type, role: role, isUnknown: true, text: text, fields: fields)
+        nodes[node.key] = node
+        return node.key
+    }
+
+    mutating func allocateKey() -> NodeKey {
+        defer { nextKeyValue += 1 }
+        return NodeKey(nextKeyValue)
+    }
+
+    /// Stores a fully linked node built by the importer, which reserved its key with `allocateKey`.
+    mutating func storeImported(_ node: Node) {
+        nodes[node.key] = node
+    }
+
+    // MARK: Editing the tree
+
+    /// Appends `child` (detached) as the last child of `parent`.
+    ///
+    /// - Complexity: O(log₃₂ n): it rewrites the child, the old last child and the parent.
+    public mutating func append(_ child: NodeKey, to parent: NodeKey) throws(ModelError) {
+        let parentNode = try node(parent)
+        try link(child, parent: parentNode, after: parentNode.lastChild, before: nil)
+    }
+
+    /// Inserts `child` (detached) as the first child of `parent`.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    public mutating func prepend(_ child: NodeKey, to parent: NodeKey) throws(ModelError) {
+        let parentNode = try node(parent)
+        try link(child, parent: parentNode, after: nil, before: parentNode.firstChild)
+    }
+
+    /// Inserts `child` (detached) right before `sibling`.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    public mutating func insert(_ child: NodeKey, before sibling: NodeKey) throws(ModelError) {
+        let siblingNode = try node(sibling)
+        guard let parent = siblingNode.parent else { throw .notAttached(sibling) }
+        try link(child, parent: try node(parent), after: siblingNode.previousSibling, before: sibling)
+    }
+
+    /// Inserts `child` (detached) right after `sibling`.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    public mutating func insert(_ child: NodeKey, after sibling: NodeKey) throws(ModelError) {
+        let siblingNode = try node(sibling)
+        guard let parent = siblingNode.parent else { throw .notAttached(sibling) }
+        try link(child, parent: try node(parent), after: sibling, before: siblingNode.nextSibling)
+    }
+
+    private mutating func link(_ key: NodeKey, parent: Node, after previous: NodeKey?, before next: NodeKey?) throws(ModelError) {
+        var child = try node(key)
+        guard key != .root else { throw .cannotMoveRoot }
+        guard child.parent == nil else { throw .alreadyAttached(key) }
+        guard parent.role.isElement else { throw .notAnElement(parent.key) }
+        if parent.key == key || ancestors(of: parent.key).contains(key) { throw .wouldCreateCycle(key) }
+        if !parent.isUnknown, let plugin = registry.plugin(for: parent.type),
+           !plugin.childRule.accepts(type: child.type, role: child.role) {
+            throw .childNotAccepted(parent: parent.type, child: child.type)
+        }
+        child.parent = parent.key
+        child.previousSibling = previous
+        child.nextSibling = next
+        nodes[key] = child
+        if let previous { nodes[previous]!.nextSibling = key }
+        if let next { nodes[next]!.previousSibling = key }
+        var updatedParent = nodes[parent.key]!
+        if previous == nil { updatedParent.firstChild = key }
+        if next == nil { updatedParent.lastChild = key }
+        updatedParent.childCount += 1
+        nodes[parent.key] = updatedParent
+    }
+
+    /// Unlinks `key` from its parent and siblings; the node and its subtree stay in the state,
+    /// ready to be inserted elsewhere.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    public mutating func detach(_ key: NodeKey) throws(ModelError) {
+        var child = try node(key)
+        guard let parent = child.parent else { throw .notAttached(key) }
+        if let previous = child.previousSibling { nodes[previous]!.nextSibling = child.nextSibling }
+        if let next = child.nextSibling { nodes[next]!.previousSibling = child.previousSibling }
+        var parentNode = nodes[parent]!
+        if parentNode.firstChild == key { parentNode.firstChild = child.nextSibling }
+        if parentNode.lastChild == key { parentNode.lastChild = child.previousSibling }
+        parentNode.childCount -= 1
+        nodes[parent] = parentNode
+        child.parent = nil
+        child.previousSibling = nil
+        child.nextSibling = nil
+        nodes[key] = child
+    }
+
+    /// Removes `key` and its whole subtree from the state.
+    ///
+    /// - Complexity: O(s · log₃₂ n) for a subtree of s nodes.
+    public mutating func remove(_ key: NodeKey) throws(ModelError) {
+        guard key != .root else { throw .cannotRemoveRoot }
+        let target = try node(key)
+        if target.parent != nil { try detach(key) }
+        var pending = [key]
+        while let current = pending.popLast() {
+            var child = nodes[current]?.firstChild
+            while let childKey = child {
+                pending.append(childKey)
+                child = nodes[childKey]?.nextSibling
+            }
+            nodes[current] = nil
+        }
+    }
+
+    /// Replaces a text node's text.
+    ///
+    /// - Complexity: O(log₃₂ n + t) for the text length t.
+    public mutating func setText(_ text: String, of key: NodeKey) throws(ModelError) {
+        var target = try node(key)
+        guard target.role == .text else { throw .notATextNode(key) }
+        target.text = text
+        if let plugin = plugin(of: target) {
+            do { try plugin.validate(target) } catch { throw .invalidNode(type: target.type, reason: error) }
+        }
+        nodes[key] = target
+    }
+
+    /// Sets (or, with nil, removes) a JSON field of a node, checked against its plugin's field type.
+    ///
+    /// - Complexity: O(log₃₂ n).
+    public mutating func setField(_ name: String, to value: JSONValue?, of key: NodeKey) throws(ModelError) {
+        var target = try node(key)
+        guard !["type", "children", "text"].contains(name) else { throw .reservedField(name) }
+        if let value, let spec = plugin(of: target)?.fields.first(where: { $0.name == name }), !spec.type.accepts(value) {
+            throw .fieldTypeMismatch(type: target.type, field: name, expected: spec.type, found: value)
+        }
+        target.fields[name] = value
+        nodes[key] = target
+    }
+
+    /// Sets a text node's format bitmask.
+    public mutating func setTextFormat(_ format: TextFormat, of key: NodeKey) throws(ModelError) {
+        guard try node(key).role == .text else { throw .notATextNode(key) }
+        try setField("format", to: .number(.integer(format.rawValue)), of: key)
+    }
+}
+
+/// Why a change to an `EditorState` was refused. The state is unchanged when one is thrown.
+public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
+    case nodeNotFound(NodeKey)
+    case unknownType(NodeType)
+    case cannotCreateRoot
+    case cannotRemoveRoot
+    case cannotMoveRoot
+    case alreadyAttached(NodeKey)
+    case notAttached(NodeKey)
+    case notAnElement(NodeKey)
+    case notATextNode(NodeKey)
+    case textOnNonTextNode(NodeType)
+    case wouldCreateCycle(NodeKey)
+    case childNotAccepted(parent: NodeType, child: NodeType)
+    case reservedField(String)
+    case fieldTypeMismatch(type: NodeType, field: String, expected: FieldType, found: JSONValue)
+    case invalidNode(type: NodeType, reason: NodeValidationError)
+
+    public var description: String {
+        switch self {
+        case .nodeNotFound(let key): "no node with key \(key)"
+        case .unknownType(let type): "node type \"\(type)\" is not registered"
+        case .cannotCreateRoot: "a state has exactly one root; another cannot be created"
+        case .cannotRemoveRoot: "the root cannot be removed"
+        case .cannotMoveRoot: "the root cannot be inserted under another node"
+        case .alreadyAttached(let key): "node \(key) already has a parent; detach it first"
+        case .notAttached(let key): "node \(key) has no parent"
+        case .notAnElement(let key): "node \(key) is not an element and cannot have children"
+        case .notATextNode(let key): "node \(key) is not a text node"
+        case .textOnNonTextNode(let type): "node type \"\(type)\" has no text"
+        case .wouldCreateCycle(let key): "inserting node \(key) there would make it its own ancestor"
+        case .childNotAccepted(let parent, let child): "a \"\(parent)\" node does not accept a \"\(child)\" child"
+        case .reservedField(let name): "\"\(name)\" is not a field; it is part of the node's structure"
+        case .fieldTypeMismatch(let type, let field, let expected, let found):
+            "field \"\(field)\" of a \"\(type)\" node must be \(expected), not \(found.typeName)"
+        case .invalidNode(let type, let reason):
+            "invalid \"\(type)\" node" + (reason.field.map { " (field \"\($0)\")" } ?? "") + ": \(reason.message)"
+        }
+    }
+}

@@ -1,0 +1,157 @@
+/// The JSON type a node field must have.
+public enum FieldType: Hashable, Sendable, CustomStringConvertible {
+    case string
+    case integer
+    case number
+    case boolean
+    /// A string or null.
+    case optionalString
+    /// One of the listed strings.
+    case oneOf([String])
+    /// One of the listed strings, or null.
+    case optionalOneOf([String])
+    /// Any JSON value; the plugin checks it itself.
+    case any
+
+    /// Whether `value` has this type.
+    public func accepts(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.any, _): true
+        case (.string, .string), (.boolean, .bool), (.number, .number): true
+        case (.integer, .number(let number)): number.isInteger
+        case (.optionalString, .string), (.optionalString, .null), (.optionalOneOf, .null): true
+        case (.oneOf(let allowed), .string(let string)), (.optionalOneOf(let allowed), .string(let string)):
+            allowed.contains(string)
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .number: "number"
+        case .boolean: "boolean"
+        case .optionalString: "string or null"
+        case .oneOf(let allowed): "one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .optionalOneOf(let allowed): "null or one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .any: "any value"
+        }
+    }
+}
+
+/// A JSON field a node type serializes, with its type and the value a new node starts with.
+public struct FieldSpec: Hashable, Sendable {
+    public let name: String
+    public let type: FieldType
+    /// The value a node created in code gets; an imported node keeps exactly what its JSON had.
+    public let defaultValue: JSONValue
+    /// Whether import fails when the field is missing (most fields are optional, so that documents
+    /// written by older Lexical versions import).
+    public let isRequired: Bool
+
+    public init(_ name: String, _ type: FieldType, default defaultValue: JSONValue, required: Bool = false) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue
+        self.isRequired = required
+    }
+}
+
+/// Which children an element accepts.
+public enum ChildRule: Hashable, Sendable {
+    /// No children (leaves).
+    case none
+    /// Block nodes only (root, quote, list item containers).
+    case blocks
+    /// Inline nodes only (paragraph, heading).
+    case inlines
+    /// Anything.
+    case any
+    /// Only the listed types.
+    case only(Set<NodeType>)
+
+    /// Whether a node with `type` and `role` may be a child.
+    public func accepts(type: NodeType, role: NodeRole) -> Bool {
+        switch self {
+        case .none: false
+        case .any: true
+        case .blocks: role != .root && !role.isInline
+        case .inlines: role.isInline
+        case .only(let types): types.contains(type)
+        }
+    }
+}
+
+/// What a node type plugs into Quire: its wire-stable name, its JSON fields, its role, the children
+/// it accepts, and its contribution to the flat string around its content.
+///
+/// A plugin is a Sendable value; the registry holds one per type. Implement the requirements that
+/// differ from the defaults: most block elements only name their type and fields.
+public protocol NodePlugin: Sendable {
+    /// The wire-stable type name, Lexical JSON's `type`. Never change it once documents exist.
+    var type: NodeType { get }
+    /// The node's role: block or inline element, text, line break, decorator.
+    var role: NodeRole { get }
+    /// The JSON `version` written for new nodes. Defaults to 1.
+    var version: Int { get }
+    /// The JSON fields besides `type`, `version`, `children` and `text`.
+    var fields: [FieldSpec] { get }
+    /// The children an element accepts. Defaults: root and block containers take blocks, inline
+    /// containers take inlines, leaves take none.
+    var childRule: ChildRule { get }
+    /// Text placed before the node's content in the flat string. Defaults to "".
+    func preamble(of node: Node, in state: EditorState) -> String
+    /// Text placed after the node's content. Defaults to "\n" after a block that has a next sibling.
+    func postamble(of node: Node, in state: EditorState) -> String
+    /// Extra checks on an imported node beyond field types; throw to reject it.
+    func validate(_ node: Node) throws(NodeValidationError)
+}
+
+/// A plugin's reason for rejecting an imported node, with the field at fault if there is one.
+public struct NodeValidationError: Error, Hashable, Sendable {
+    public let field: String?
+    public let message: String
+
+    public init(field: String? = nil, message: String) {
+        self.field = field
+        self.message = message
+    }
+}
+
+extension NodePlugin {
+    public var version: Int { 1 }
+    public var fields: [FieldSpec] { [] }
+    public var childRule: ChildRule {
+        switch role {
+        case .root: .blocks
+        case .element(inline: true): .inlines
+        case .element(inline: false): .inlines
+        case .text, .lineBreak, .decorator: .none
+        }
+    }
+    public func preamble(of node: Node, in state: EditorState) -> String { "" }
+    public func postamble(of node: Node, in state: EditorState) -> String {
+        FlatString.defaultPostamble(of: node)
+    }
+    public func validate(_ node: Node) throws(NodeValidationError) {}
+}
+
+/// The fields every element serializes in Lexical JSON.
+public enum ElementFields {
+    public static let direction = FieldSpec("direction", .optionalOneOf(TextDirection.allCases.map(\.rawValue)), default: .null)
+    public static let alignment = FieldSpec("format", .oneOf(ElementAlignment.allCases.map(\.rawValue)), default: .string(""))
+    public static let indent = FieldSpec("indent", .integer, default: .number(.integer(0)))
+    /// direction, format (alignment), indent: what Lexical's ElementNode writes.
+    public static let common: [FieldSpec] = [direction, alignment, indent]
+}
+
+/// The fields every text-like node serializes in Lexical JSON.
+public enum TextFields {
+    public static let detail = FieldSpec("detail", .integer, default: .number(.integer(0)))
+    public static let format = FieldSpec("format", .integer, default: .number(.integer(0)))
+    public static let mode = FieldSpec("mode", .oneOf(TextMode.allCases.map(\.rawValue)), default: .string("normal"))
+    public static let style = FieldSpec("style", .string, default: .string(""))
+    /// detail, format, mode, style: what Lexical's TextNode writes besides `text`.
+    public static let common: [FieldSpec] = [detail, format, mode, style]
+}

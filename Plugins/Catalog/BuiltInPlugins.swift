@@ -1,0 +1,22 @@
+import QuireModel
+import QuireHeading
+import QuireQuote
+
+/// Every plugin that ships with Quire, by the name a configuration selects it with.
+///
+/// Swift has no runtime discovery, so this list is the registration: a new folder in `Plugins/`
+/// adds its descriptor here (a test checks that none is missing).
+public enum BuiltInPlugins {
+    /// The built-in descriptors in their default priority order.
+    public static let all: [PluginDescriptor] = [.heading, .quote]
+
+    /// A catalog of the built-ins; an app registers its own plugins into a copy of it.
+    public static var catalog: PluginCatalog { PluginCatalog(all) }
+
+    /// The plugin folders under `Plugins/` that hold node or markup plugins, for the completeness
+    /// check. Each entry names the folder and the descriptor names it provides.
+    public static let folders: [String: [String]] = [
+        "Heading": ["heading"],
+        "Quote": ["quote"],
+    ]
+}

@@ -1,0 +1,57 @@
+import QuireModel
+
+/// Headings h1–h6: Lexical's `heading` node, a block of inline content with a `tag`.
+public struct HeadingNodePlugin: NodePlugin {
+    /// The deepest heading level this editor allows; documents with deeper headings are rejected
+    /// on import with the path of the offending node.
+    public let maxLevel: Int
+
+    public init(maxLevel: Int = 6) {
+        self.maxLevel = min(6, max(1, maxLevel))
+    }
+
+    public static let type: NodeType = "heading"
+    public var type: NodeType { Self.type }
+    public var role: NodeRole { .element(inline: false) }
+    public var childRule: ChildRule { .inlines }
+    /// The tags this plugin accepts, "h1" through "h\(maxLevel)".
+    public var allowedTags: [String] { (1...maxLevel).map { "h\($0)" } }
+    public var fields: [FieldSpec] {
+        ElementFields.common + [FieldSpec("tag", .oneOf((1...6).map { "h\($0)" }), default: .string("h1"), required: true)]
+    }
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        let tag = node.fields["tag"]?.stringValue ?? "h1"
+        guard allowedTags.contains(tag) else {
+            throw NodeValidationError(field: "tag", message: "\"\(tag)\" is deeper than the configured maxLevel \(maxLevel)")
+        }
+    }
+
+    /// The heading level (1–6) of a heading node.
+    public static func level(of node: Node) -> Int? {
+        guard node.type == type, let tag = node.fields["tag"]?.stringValue, tag.count == 2,
+              let level = Int(tag.dropFirst()) else { return nil }
+        return level
+    }
+}
+
+/// The heading plugin's options.
+public struct HeadingOptions: PluginOptions, Hashable {
+    /// The deepest level allowed, 1…6 (default 6).
+    public var maxLevel: Int
+
+    public init(maxLevel: Int = 6) { self.maxLevel = maxLevel }
+
+    public init(from reader: inout OptionsReader) throws(OptionError) {
+        maxLevel = try reader.int("maxLevel", default: 6, in: 1...6)
+    }
+}
+
+extension PluginDescriptor {
+    /// The heading plugin, selected as `heading` (options: `maxLevel`).
+    public static let heading = PluginDescriptor(
+        name: "heading", summary: "Headings h1–h6 (Lexical `heading`)", options: HeadingOptions.self
+    ) { options in
+        ([HeadingNodePlugin(maxLevel: options.maxLevel)], [])
+    }
+}
