@@ -1,0 +1,176 @@
+import Testing
+@testable import QuireModel
+
+@Suite struct LexicalJSONTests {
+    @Test(arguments: Fixtures.lexicalDocuments)
+    func fixtureRoundTripsAsValue(_ path: String) throws {
+        let bytes = try Fixtures.bytes(path)
+        let input = try JSONParser.parse(bytes)
+        let state = try LexicalJSON.importState(from: bytes)
+        #expect(LexicalJSON.export(state) == input)
+        // And the exported text reads back to the same value.
+        #expect(try JSONParser.parse(LexicalJSON.exportBytes(state, prettyPrinted: true)) == input)
+    }
+
+    @Test func unregisteredTypesBecomeUnknownNodesWithTheirChildren() throws {
+        let state = try LexicalJSON.importState(from: try Fixtures.bytes(Fixtures.lexicalDocuments[0]))
+        let unknownTypes = Set(allNodes(state).filter(\.isUnknown).map(\.type.rawValue))
+        #expect(unknownTypes.isSuperset(of: ["heading", "quote", "list", "listitem", "link", "code", "table", "tablerow", "tablecell"]))
+        // A table cell's paragraph and text are real nodes under the unknown table.
+        let cell = try #require(allNodes(state).first { $0.type == "tablecell" })
+        #expect(cell.role == .element(inline: false))
+        let cellParagraph = try #require(state.children(of: cell.key).first { _ in true })
+        #expect(cellParagraph.type == .paragraph && !cellParagraph.isUnknown)
+        // A link sits in a paragraph's inline content, so it is inferred inline; code-highlight has text.
+        #expect(allNodes(state).first { $0.type == "link" }?.role == .element(inline: true))
+        #expect(allNodes(state).first { $0.type == "code-highlight" }?.role == .text)
+    }
+
+    @Test func legacyDocumentsImport() throws {
+        let legacy = #"""
+        {"root":{"children":[{"children":[{"detail":0,"format":3,"mode":"normal","style":"","text":"old","type":"text","version":1}],
+        "direction":"ltr","format":"","indent":0,"type":"paragraph","version":1}],"direction":"ltr","format":"","indent":0,"type":"root","version":1}}
+        """#
+        let state = try LexicalJSON.importState(from: legacy)
+        let paragraph = try #require(state.children(of: .root).first { _ in true })
+        #expect(paragraph.direction == .leftToRight)
+        #expect(paragraph.fields["textFormat"] == nil)
+        let text = try #require(state.children(of: paragraph.key).first { _ in true })
+        #expect(text.textFormat == [.bold, .italic])
+        #expect(LexicalJSON.export(state) == (try JSONParser.parse(legacy)))
+    }
+
+    @Test func flatStringOfTheExampleTree() throws {
+        var state = EditorState(paragraphs: ["hello ", "Paragraph 2 contains another text node", "", "Third para."])
+        let first = try #require(state.children(of: .root).first { _ in true })
+        let world = try state.createNode(type: .text, text: "world", fields: ["format": .number(.integer(TextFormat.bold.rawValue))])
+        try state.append(world, to: first.key)
+        let rendered = FlatString.render(state)
+        #expect(rendered == "hello world\nParagraph 2 contains another text node\n\nThird para.")
+        #expect(rendered.utf16.count == 63)
+    }
+
+    @Test func flatStringOfLeavesAndDecorators() throws {
+        let json = #"""
+        {"root":{"type":"root","children":[
+          {"type":"paragraph","children":[{"type":"text","text":"a"},{"type":"linebreak"},{"type":"tab","text":"\t"},{"type":"image","src":"x.png"}]},
+          {"type":"horizontalrule","version":1},
+          {"type":"paragraph","children":[]}]}}
+        """#
+        let state = try LexicalJSON.importState(from: json)
+        #expect(FlatString.render(state) == "a\n\t\u{FFFC}\n\u{FFFC}\n")
+    }
+
+    struct MalformedCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let json: [UInt8]
+        let expected: LexicalJSONError
+        var testDescription: String { name }
+
+        init(_ name: String, _ json: String, _ reason: LexicalJSONError.Reason, at path: String) {
+            self.name = name
+            self.json = Array(json.utf8)
+            self.expected = LexicalJSONError(reason, at: path)
+        }
+
+        init(_ name: String, bytes: [UInt8], _ reason: LexicalJSONError.Reason, at path: String) {
+            self.name = name
+            self.json = bytes
+            self.expected = LexicalJSONError(reason, at: path)
+        }
+    }
+
+    static let malformed: [MalformedCase] = [
+        MalformedCase("missing type", #"{"root":{"type":"root","children":[{"children":[]}]}}"#,
+                      .missingField("type"), at: "$.root.children[0]"),
+        MalformedCase("wrong field type", #"{"root":{"type":"root","children":[{"type":"paragraph","indent":"two","children":[]}]}}"#,
+                      .wrongType(expected: "integer", found: "string \"two\""), at: "$.root.children[0].indent"),
+        MalformedCase("wrong text format type", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text","text":"a","format":"bold"}]}]}}"#,
+                      .wrongType(expected: "integer", found: "string \"bold\""), at: "$.root.children[0].children[0].format"),
+        MalformedCase("unknown text mode", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text","text":"a","mode":"weird"}]}]}}"#,
+                      .wrongType(expected: "one of \"normal\", \"token\", \"segmented\"", found: "string \"weird\""),
+                      at: "$.root.children[0].children[0].mode"),
+        MalformedCase("text with children", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text","text":"a","children":[]}]}]}}"#,
+                      .unexpectedChildren("text"), at: "$.root.children[0].children[0].children"),
+        MalformedCase("text without text", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text"}]}]}}"#,
+                      .missingField("text"), at: "$.root.children[0].children[0]"),
+        MalformedCase("children not an array", #"{"root":{"type":"root","children":{"a":1}}}"#,
+                      .wrongType(expected: "array", found: "object"), at: "$.root.children"),
+        MalformedCase("child not an object", #"{"root":{"type":"root","children":[7]}}"#,
+                      .wrongType(expected: "object", found: "integer"), at: "$.root.children[0]"),
+        MalformedCase("text directly under root", #"{"root":{"type":"root","children":[{"type":"text","text":"a"}]}}"#,
+                      .childNotAccepted(parent: "root", child: "text"), at: "$.root.children[0]"),
+        MalformedCase("paragraph inside paragraph", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"paragraph","children":[]}]}]}}"#,
+                      .childNotAccepted(parent: "paragraph", child: "paragraph"), at: "$.root.children[0].children[0]"),
+        MalformedCase("missing root", #"{"editor":{}}"#, .missingField("root"), at: "$"),
+        MalformedCase("root not an object", #"{"root":[]}"#, .wrongType(expected: "object", found: "array"), at: "$.root"),
+        MalformedCase("root of wrong type", #"{"root":{"type":"paragraph","children":[]}}"#, .misplacedRoot, at: "$.root"),
+        MalformedCase("nested root", #"{"root":{"type":"root","children":[{"type":"root","children":[]}]}}"#, .misplacedRoot, at: "$.root.children[0]"),
+        MalformedCase("tab with other text", #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"tab","text":"x"}]}]}}"#,
+                      .invalidNode("tab", "a tab node's text must be \"\\t\""), at: "$.root.children[0].children[0].text"),
+        MalformedCase("version not an integer", #"{"root":{"type":"root","version":"1","children":[]}}"#,
+                      .wrongType(expected: "integer", found: "string \"1\""), at: "$.root.version"),
+        MalformedCase("not an object", "[]", .wrongType(expected: "object", found: "array"), at: "$"),
+        MalformedCase("truncated", #"{"root":{"type":"root","children":[{"type":"para"#,
+                      .syntax(JSONSyntaxError(reason: .unexpectedEndOfInput, byteOffset: 48, line: 1, column: 49)), at: "$"),
+        MalformedCase("invalid UTF-8", bytes: Array(#"{"root":{"type":"r"#.utf8) + [0xF0, 0x28] + Array(#"oot"}}"#.utf8),
+                      .syntax(JSONSyntaxError(reason: .invalidUTF8, byteOffset: 18, line: 1, column: 19)), at: "$"),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedInputGetsATypedErrorWithItsPath(_ testCase: MalformedCase) {
+        #expect(throws: testCase.expected) { try LexicalJSON.importState(from: testCase.json) }
+    }
+
+    @Test func mutatedFixturesNeverCrash() throws {
+        let original = try Fixtures.bytes(Fixtures.lexicalDocuments[0])
+        var generator = SeededGenerator(seed: 0x51A7_E001)
+        var failures = 0
+        var successes = 0
+        for _ in 0..<1_000 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                mutate(&bytes, using: &generator)
+            }
+            do {
+                let state = try LexicalJSON.importState(from: bytes)
+                successes += 1
+                // Whatever imported must export to JSON that imports to the same export.
+                let exported = LexicalJSON.exportBytes(state)
+                #expect(LexicalJSON.export(try LexicalJSON.importState(from: exported)) == LexicalJSON.export(state))
+            } catch {
+                failures += 1
+                #expect(!error.description.isEmpty)
+                #expect(error.path.hasPrefix("$"))
+            }
+        }
+        #expect(failures + successes == 1_000)
+        #expect(failures > 500, "most random mutations of JSON must be rejected")
+    }
+
+    private func mutate(_ bytes: inout [UInt8], using generator: inout SeededGenerator) {
+        guard !bytes.isEmpty else { return }
+        let position = Int.random(in: 0..<bytes.count, using: &generator)
+        switch Int.random(in: 0..<5, using: &generator) {
+        case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+        case 1: bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...20, using: &generator)))
+        case 2:
+            let structural = Array(#"{}[],:"0-9tfn\"#.utf8)
+            bytes.insert(structural.randomElement(using: &generator)!, at: position)
+        case 3: bytes.removeSubrange(position...)
+        default:
+            let end = min(bytes.count, position + Int.random(in: 1...40, using: &generator))
+            bytes.insert(contentsOf: bytes[position..<end], at: Int.random(in: 0..<bytes.count, using: &generator))
+        }
+    }
+
+    func allNodes(_ state: EditorState) -> [Node] {
+        var result: [Node] = []
+        var pending = [state.root]
+        while let node = pending.popLast() {
+            result.append(node)
+            pending.append(contentsOf: state.children(of: node.key))
+        }
+        return result
+    }
+}
