@@ -31,7 +31,7 @@ public enum ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
         case .syntax(let message, let location):
             return "YAML syntax error at \(location): \(message)"
         case .unsupportedYAML(let feature, let location):
-            return "\(location): \(feature) are not supported in a configuration"
+            return "\(location): not supported in a configuration: \(feature)"
         case .duplicateKey(let key, let location):
             return "\(location): key \"\(key)\" appears twice"
         case .missingVersion:

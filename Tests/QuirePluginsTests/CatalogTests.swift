@@ -1,1 +1,71 @@
+import Foundation
+import QuireCatalog
+import QuireConfig
+import QuireHeading
+import QuireModel
+import QuireQuote
 import Testing
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct CatalogTests {
+    @Test func everyPluginFolderIsInTheCatalog() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Plugins").path)
+            .filter { $0 != "Catalog" && !$0.hasPrefix(".") }
+        #expect(!folders.isEmpty)
+        for folder in folders {
+            let names = try #require(BuiltInPlugins.folders[folder], "Plugins/\(folder) is missing from BuiltInPlugins.folders")
+            for name in names {
+                #expect(BuiltInPlugins.catalog.descriptor(named: name) != nil, "plugin \(name) of Plugins/\(folder) is not in the catalog")
+            }
+        }
+        #expect(Set(BuiltInPlugins.folders.values.flatMap { $0 }) == Set(BuiltInPlugins.catalog.names))
+    }
+
+    @Test func theRepositoryConfigSelectsEveryBuiltInWithoutWarnings() throws {
+        let configuration = try Configuration.load(contentsOf: repositoryRoot.appendingPathComponent("config.yaml").path, catalog: BuiltInPlugins.catalog)
+        #expect(configuration.warnings.isEmpty)
+        #expect(configuration.plugins.map(\.name) == BuiltInPlugins.catalog.names)
+    }
+
+    @Test func fixtureWithHeadingAndQuoteRegisteredRoundTrips() throws {
+        let configuration = try Configuration.load(yaml: "version: 1\nplugins: [heading, quote]\n", catalog: BuiltInPlugins.catalog)
+        let registry = try configuration.makeRegistry()
+        let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/lexical-json/01-lexical-serialization-test-playground-doc.json")
+        let bytes = Array(try Data(contentsOf: url))
+        let state = try LexicalJSON.importState(from: bytes, registry: registry)
+        let heading = try #require(state.children(of: .root).first { $0.type == HeadingNodePlugin.type })
+        #expect(!heading.isUnknown)
+        #expect(HeadingNodePlugin.level(of: heading) == 1)
+        #expect(state.children(of: .root).contains { $0.type == QuoteNodePlugin.type && !$0.isUnknown })
+        #expect(LexicalJSON.export(state) == (try JSONParser.parse(bytes)))
+    }
+
+    @Test(arguments: [(1, "h1", true), (3, "h3", true), (3, "h4", false), (6, "h6", true)])
+    func headingLevelsAreLimitedByMaxLevel(maxLevel: Int, tag: String, accepted: Bool) throws {
+        let configuration = try Configuration.load(yaml: "version: 1\nplugins:\n  - heading: {maxLevel: \(maxLevel)}\n", catalog: BuiltInPlugins.catalog)
+        let registry = try configuration.makeRegistry()
+        let json = #"{"root":{"type":"root","children":[{"type":"heading","tag":"\#(tag)","children":[]}]}}"#
+        if accepted {
+            #expect(throws: Never.self) { try LexicalJSON.importState(from: json, registry: registry) }
+        } else {
+            #expect(throws: LexicalJSONError(.invalidNode("heading", "\"\(tag)\" is deeper than the configured maxLevel \(maxLevel)"), at: "$.root.children[0].tag")) {
+                try LexicalJSON.importState(from: json, registry: registry)
+            }
+        }
+    }
+
+    @Test func headingNeedsATag() throws {
+        var registry = NodeRegistry()
+        try registry.register(HeadingNodePlugin())
+        #expect(throws: LexicalJSONError(.missingField("tag"), at: "$.root.children[0]")) {
+            try LexicalJSON.importState(from: #"{"root":{"type":"root","children":[{"type":"heading","children":[]}]}}"#, registry: registry)
+        }
+        var state = EditorState(registry: registry)
+        let heading = try state.createNode(type: HeadingNodePlugin.type, fields: ["tag": .string("h2")])
+        try state.append(heading, to: .root)
+        try state.append(state.createNode(type: .text, text: "Title"), to: heading)
+        #expect(FlatString.render(state) == "Title")
+        #expect(throws: ModelError.self) { try state.setField("tag", to: .string("h7"), of: heading) }
+    }
+}
