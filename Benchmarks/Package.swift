@@ -10,6 +10,7 @@ struct BenchmarkRow {
 }
 
 let benchmarks: [BenchmarkRow] = [
+    BenchmarkRow(name: "ModelBenchmark", dependencies: [.product(name: "QuireModel", package: "Quire")]),
 ]
 
 let package = Package(

@@ -1,0 +1,36 @@
+# Quire's two entry points: `make run` (the demo) and `make test` (the test suite).
+# Both install the system libraries they need (Debian packages) when they are missing.
+SHELL := /bin/bash
+APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
+SWIFT ?= swift
+SAMPLE := Examples/documents/sample.json
+
+.PHONY: run test deps build bench
+
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build --product quire
+
+run: build
+	@bin="$$($(SWIFT) build --show-bin-path)"; \
+	echo "== quire plugins"; "$$bin/quire" plugins; \
+	echo; echo "== quire check $(SAMPLE)"; "$$bin/quire" check $(SAMPLE); \
+	echo; echo "== quire render $(SAMPLE)"; "$$bin/quire" render $(SAMPLE); \
+	echo; echo "== quire export --pretty $(SAMPLE) (first lines)"; "$$bin/quire" export --pretty $(SAMPLE) | head -n 12
+
+test: deps
+	$(SWIFT) test
+
+# Release-mode benchmarks; each prints a table of ratios against its in-run baseline.
+bench: deps
+	$(SWIFT) run -c release --package-path Benchmarks ModelBenchmark
