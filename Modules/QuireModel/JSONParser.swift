@@ -202,11 +202,17 @@ private struct ByteReader {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         let start = position + 1
         var index = start
+        var isASCII = true
         // Fast path: no escapes, so the string is a slice of the input.
         while index < buffer.count {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
+                if isASCII {
+                    // ASCII is valid UTF-8 by construction; decoding skips the validator.
+                    position = index + 1
+                    return String(decoding: slice, as: UTF8.self)
+                }
                 guard let string = String(validating: slice, as: UTF8.self) else {
                     throw error(.invalidUTF8, at: firstInvalidUTF8(from: start, to: index))
                 }
@@ -215,6 +221,7 @@ private struct ByteReader {
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error(.controlCharacterInString, at: index) }
+            if byte >= 0x80 { isASCII = false }
             index += 1
         }
         guard index < buffer.count else { throw error(.unexpectedEndOfInput, at: index) }
@@ -342,6 +349,18 @@ private struct ByteReader {
             guard index > digitsStart else { throw error(.invalidNumber, at: index) }
         }
         position = index
+        if isInteger, index - start <= 18 {
+            // Fast path: at most 18 digits always fit in an Int.
+            var value = 0
+            var digitIndex = start
+            let negative = buffer[start] == UInt8(ascii: "-")
+            if negative { digitIndex += 1 }
+            while digitIndex < index {
+                value = value &* 10 &+ Int(buffer[digitIndex] &- UInt8(ascii: "0"))
+                digitIndex += 1
+            }
+            return .integer(negative ? -value : value)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
         if isInteger, let integer = Int(text) { return .integer(integer) }
         guard let double = Double(text) else { throw error(.invalidNumber, at: start) }

@@ -109,6 +109,23 @@ public enum LexicalJSON {
 
 private struct Importer {
     var state: EditorState
+    /// Per node type, the plugin and its field specs, looked up once per import rather than per node.
+    private var plans: [NodeType: Plan] = [:]
+
+    struct Plan {
+        let plugin: any NodePlugin
+        let fields: [FieldSpec]
+    }
+
+    init(state: EditorState) { self.state = state }
+
+    mutating func plan(for type: NodeType) -> Plan? {
+        if let plan = plans[type] { return plan }
+        guard let plugin = state.registry.plugin(for: type) else { return nil }
+        let plan = Plan(plugin: plugin, fields: plugin.fields)
+        plans[type] = plan
+        return plan
+    }
 
     mutating func importRoot(_ object: JSONObject) throws(LexicalJSONError) {
         let path = "$.root"
@@ -116,7 +133,7 @@ private struct Importer {
         guard typeValue == .string("root") else { throw LexicalJSONError(.misplacedRoot, at: path) }
         let rootPlugin = state.registry.plugin(for: .root) ?? RootNodePlugin()
         var root = state.root
-        root.fields = try fields(of: object, plugin: rootPlugin, type: .root, path: path)
+        root.fields = try fields(of: object, specs: rootPlugin.fields, role: .root, path: path)
         let children = try childArray(of: object, path: path)
         let (first, last) = try importChildren(children, parent: root, parentPlugin: rootPlugin, path: path)
         root.firstChild = first
@@ -140,9 +157,11 @@ private struct Importer {
         guard !children.isEmpty else { return (nil, nil) }
         // Keys are reserved up front so that each node is stored once, already linked.
         let keys = (0..<children.count).map { _ in state.allocateKey() }
-        let siblingsHaveInline = children.contains { child in
+        // Only an unknown child needs to know whether its siblings are inline; most documents have none.
+        let registry = state.registry
+        lazy var siblingsHaveInline = children.contains { child in
             guard let type = child.objectValue?["type"]?.stringValue,
-                  let plugin = state.registry.plugin(for: NodeType(type)) else { return false }
+                  let plugin = registry.plugin(for: NodeType(type)) else { return false }
             return plugin.role.isInline
         }
         for (index, childValue) in children.enumerated() {
@@ -152,7 +171,7 @@ private struct Importer {
             }
             var node = try makeNode(
                 object, key: keys[index], parent: parent, parentPlugin: parentPlugin,
-                siblingsHaveInline: siblingsHaveInline, path: childPath
+                siblingsHaveInline: { siblingsHaveInline }, path: childPath
             )
             node.previousSibling = index > 0 ? keys[index - 1] : nil
             node.nextSibling = index + 1 < keys.count ? keys[index + 1] : nil
@@ -171,9 +190,9 @@ private struct Importer {
         return (keys.first, keys.last)
     }
 
-    func makeNode(
+    mutating func makeNode(
         _ object: JSONObject, key: NodeKey, parent: Node, parentPlugin: (any NodePlugin)?,
-        siblingsHaveInline: Bool, path: String
+        siblingsHaveInline: () -> Bool, path: String
     ) throws(LexicalJSONError) -> Node {
         guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path) }
         guard case .string(let typeName) = typeValue else {
@@ -183,7 +202,8 @@ private struct Importer {
         if type == .root { throw LexicalJSONError(.misplacedRoot, at: path) }
         let hasChildren = object["children"] != nil
         var node: Node
-        if let plugin = state.registry.plugin(for: type) {
+        if let plan = plan(for: type) {
+            let plugin = plan.plugin
             if hasChildren && !plugin.role.isElement { throw LexicalJSONError(.unexpectedChildren(type), at: path + ".children") }
             var text = ""
             if plugin.role == .text {
@@ -195,7 +215,7 @@ private struct Importer {
             }
             node = Node(
                 key: key, type: type, role: plugin.role, isUnknown: false, text: text,
-                fields: try fields(of: object, plugin: plugin, type: type, path: path)
+                fields: try fields(of: object, specs: plan.fields, role: plugin.role, path: path)
             )
             do { try plugin.validate(node) } catch {
                 let at = error.field.map { "\(path).\($0)" } ?? path
@@ -217,10 +237,10 @@ private struct Importer {
     /// string `text` it is text-like; otherwise it is a decorator.
     func unknownNode(
         _ object: JSONObject, key: NodeKey, type: NodeType, parent: Node, parentPlugin: (any NodePlugin)?,
-        siblingsHaveInline: Bool
+        siblingsHaveInline: () -> Bool
     ) -> Node {
         let parentTakesInlines = parentPlugin?.childRule == .inlines || parent.role == .element(inline: true)
-        let inline = parentTakesInlines || siblingsHaveInline
+        let inline = parentTakesInlines || siblingsHaveInline()
         let role: NodeRole
         var text = ""
         if object["children"] != nil {
@@ -239,8 +259,7 @@ private struct Importer {
     }
 
     /// The node's fields: every member but type, children and text, known ones type-checked.
-    func fields(of object: JSONObject, plugin: any NodePlugin, type: NodeType, path: String) throws(LexicalJSONError) -> JSONObject {
-        let specs = plugin.fields
+    func fields(of object: JSONObject, specs: [FieldSpec], role: NodeRole, path: String) throws(LexicalJSONError) -> JSONObject {
         for spec in specs {
             guard let value = object[spec.name] else {
                 if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path) }
@@ -257,7 +276,7 @@ private struct Importer {
         for member in object.members {
             switch member.key {
             case "type", "children": continue
-            case "text" where plugin.role == .text: continue
+            case "text" where role == .text: continue
             default: fields.appendUnchecked(member.key, member.value)
             }
         }
