@@ -18,6 +18,7 @@ struct ModuleRow {
 let modules: [ModuleRow] = [
     ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
+    ModuleRow(name: "QuirePositionIndex", dependencies: []),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

@@ -1,0 +1,304 @@
+/// Where the flat-string lengths of a document's nodes live: Quire's replacement for Lexical iOS's
+/// RangeCache.
+///
+/// Every node contributes three parts in document order — its preamble, its own content (a text
+/// node's text, "\n" for a line break, U+FFFC for a decorator, nothing for an element), then its
+/// children's parts, then its postamble. The index keeps those parts as entries of an implicit
+/// treap (a randomized balanced tree ordered by position, no stored keys) whose nodes carry the
+/// summed UTF-16 length of their subtree. No absolute location is stored anywhere, so a keystroke
+/// updates O(log n) sums instead of shifting O(n) locations, and location ↔ entry lookups walk
+/// one root-to-leaf path.
+///
+/// The index knows nothing about node types: it is generic over the key and takes lengths from
+/// its caller (the reconciler), which keeps it reusable and trivially testable against a model.
+public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
+    /// One of the three parts a node contributes.
+    public enum Part: UInt8, Hashable, Sendable, CaseIterable {
+        case preamble
+        case content
+        case postamble
+    }
+
+    /// A part of a node with its current place in the flat string.
+    public struct Entry: Hashable, Sendable {
+        public let key: Key
+        public let part: Part
+        /// UTF-16 offset of the part's first unit.
+        public let location: Int
+        /// UTF-16 length of the part.
+        public let length: Int
+
+        public init(key: Key, part: Part, location: Int, length: Int) {
+            self.key = key
+            self.part = part
+            self.location = location
+            self.length = length
+        }
+
+        /// The part's range in the flat string.
+        public var range: Range<Int> { location..<(location + length) }
+    }
+
+    /// The lengths of one node's three parts.
+    public struct Lengths: Hashable, Sendable {
+        public var preamble: Int
+        public var content: Int
+        public var postamble: Int
+
+        public init(preamble: Int = 0, content: Int = 0, postamble: Int = 0) {
+            self.preamble = preamble
+            self.content = content
+            self.postamble = postamble
+        }
+
+        subscript(part: Part) -> Int {
+            switch part {
+            case .preamble: preamble
+            case .content: content
+            case .postamble: postamble
+            }
+        }
+    }
+
+    /// Where a node's parts go when it is inserted.
+    public enum InsertionPoint: Hashable, Sendable {
+        /// As the first thing in the document.
+        case start
+        /// Right after the node's postamble: the node becomes its next sibling.
+        case after(Key)
+        /// Right after the node's content part: the node becomes its first child.
+        case firstChild(of: Key)
+    }
+
+    /// A node to insert, with the lengths of its parts and its children in order.
+    public struct Subtree: Hashable, Sendable {
+        public var key: Key
+        public var lengths: Lengths
+        public var children: [Subtree]
+
+        public init(key: Key, lengths: Lengths, children: [Subtree] = []) {
+            self.key = key
+            self.lengths = lengths
+            self.children = children
+        }
+    }
+
+    private var storage: TreapStorage<Key>
+
+    /// An empty index.
+    public init() {
+        storage = TreapStorage(seed: 0x5EED_1DE7)
+    }
+
+    /// An index holding `document`, built in one pass.
+    ///
+    /// - Throws: `PositionIndexError.duplicateKey` if a key appears twice.
+    /// - Complexity: O(n) for n nodes.
+    public init(document: Subtree) throws(PositionIndexError) {
+        self.init()
+        storage.insert(try flatten(document), atRank: 0)
+    }
+
+    // MARK: Queries
+
+    /// The total length of the flat string.
+    ///
+    /// - Complexity: O(1).
+    public var totalLength: Int { storage.totalLength }
+
+    /// The number of nodes in the index.
+    ///
+    /// - Complexity: O(1).
+    public var nodeCount: Int { storage.handles.count }
+
+    /// Whether `key` has entries.
+    ///
+    /// - Complexity: O(1) on average.
+    public func contains(_ key: Key) -> Bool { storage.handles[key] != nil }
+
+    /// The lengths of `key`'s parts.
+    ///
+    /// - Complexity: O(1) on average.
+    public func lengths(of key: Key) throws(PositionIndexError) -> Lengths {
+        let handles = try storage.handlesOf(key)
+        return Lengths(
+            preamble: storage.nodes[Int(handles.preamble)].length,
+            content: storage.nodes[Int(handles.content)].length,
+            postamble: storage.nodes[Int(handles.postamble)].length
+        )
+    }
+
+    /// The location where `key`'s `part` starts.
+    ///
+    /// - Complexity: O(log n).
+    public func location(of key: Key, part: Part) throws(PositionIndexError) -> Int {
+        let handles = try storage.handlesOf(key)
+        return storage.location(of: handles[part])
+    }
+
+    /// The range `key` covers: from the start of its preamble to the end of its postamble, its
+    /// descendants included.
+    ///
+    /// - Complexity: O(log n).
+    public func range(of key: Key) throws(PositionIndexError) -> Range<Int> {
+        let handles = try storage.handlesOf(key)
+        let start = storage.location(of: handles.preamble)
+        let end = storage.location(of: handles.postamble) + storage.nodes[Int(handles.postamble)].length
+        return start..<end
+    }
+
+    /// The range of `key`'s children: from the end of its content part to the start of its
+    /// postamble.
+    ///
+    /// - Complexity: O(log n).
+    public func childrenRange(of key: Key) throws(PositionIndexError) -> Range<Int> {
+        let handles = try storage.handlesOf(key)
+        let start = storage.location(of: handles.content) + storage.nodes[Int(handles.content)].length
+        return start..<storage.location(of: handles.postamble)
+    }
+
+    /// Every entry whose closed range [location, location + length] contains `location`, in
+    /// document order: the part ending there, zero-length parts sitting there, and the part
+    /// starting or continuing there. This is what resolving a location to a point needs.
+    ///
+    /// - Throws: `PositionIndexError.locationOutOfBounds` when `location` is not in 0...totalLength.
+    /// - Complexity: O(log n + k) for k entries returned.
+    public func entries(touching location: Int) throws(PositionIndexError) -> [Entry] {
+        guard location >= 0, location <= totalLength else {
+            throw .locationOutOfBounds(location, length: totalLength)
+        }
+        var result: [Entry] = []
+        var cursor = storage.firstEntry(endingAtOrAfter: location)
+        while let (index, start) = cursor, start <= location {
+            let node = storage.nodes[Int(index)]
+            result.append(Entry(key: node.key, part: node.part, location: start, length: node.length))
+            cursor = storage.successor(of: index).map { ($0, start + node.length) }
+        }
+        return result
+    }
+
+    /// Every entry that overlaps `range` by at least one unit, in document order: the per-node
+    /// pieces of a selection or an edit. For an empty range, the entries touching its location.
+    ///
+    /// - Complexity: O(log n + k) for k entries returned.
+    public func entries(overlapping range: Range<Int>) throws(PositionIndexError) -> [Entry] {
+        guard range.lowerBound >= 0, range.upperBound <= totalLength else {
+            throw .rangeOutOfBounds(range, length: totalLength)
+        }
+        if range.isEmpty { return try entries(touching: range.lowerBound) }
+        var result: [Entry] = []
+        var cursor = storage.firstEntry(endingAtOrAfter: range.lowerBound + 1)
+        while let (index, start) = cursor, start < range.upperBound {
+            let node = storage.nodes[Int(index)]
+            if node.length > 0 {
+                result.append(Entry(key: node.key, part: node.part, location: start, length: node.length))
+            }
+            cursor = storage.successor(of: index).map { ($0, start + node.length) }
+        }
+        return result
+    }
+
+    /// All entries in document order, for invariant checks and debugging.
+    ///
+    /// - Complexity: O(n).
+    public var allEntries: [Entry] {
+        var result: [Entry] = []
+        result.reserveCapacity(storage.nodes.count)
+        var location = 0
+        storage.inOrder { node in
+            result.append(Entry(key: node.key, part: node.part, location: location, length: node.length))
+            location += node.length
+        }
+        return result
+    }
+
+    // MARK: Updates
+
+    /// Sets the length of one part of a node.
+    ///
+    /// - Complexity: O(log n).
+    public mutating func setLength(_ length: Int, of key: Key, part: Part) throws(PositionIndexError) {
+        guard length >= 0 else { throw .negativeLength(length) }
+        let handles = try storage.handlesOf(key)
+        makeUnique()
+        storage.setLength(length, at: handles[part])
+    }
+
+    /// Inserts a node (with its children) at `point`.
+    ///
+    /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
+    /// - Complexity: O(s + log n) for a subtree of s nodes.
+    public mutating func insert(_ subtree: Subtree, at point: InsertionPoint) throws(PositionIndexError) {
+        let rank: Int
+        switch point {
+        case .start:
+            rank = 0
+        case .after(let anchor):
+            rank = storage.rank(of: try storage.handlesOf(anchor).postamble) + 1
+        case .firstChild(let parent):
+            rank = storage.rank(of: try storage.handlesOf(parent).content) + 1
+        }
+        let entries = try flatten(subtree)
+        makeUnique()
+        storage.insert(entries, atRank: rank)
+    }
+
+    /// Removes a node and everything between its preamble and postamble (its descendants).
+    /// Returns the removed keys in document order.
+    ///
+    /// - Complexity: O(s + log n) for a subtree of s nodes.
+    @discardableResult
+    public mutating func remove(_ key: Key) throws(PositionIndexError) -> [Key] {
+        let handles = try storage.handlesOf(key)
+        makeUnique()
+        return storage.removeRange(from: storage.rank(of: handles.preamble), through: storage.rank(of: handles.postamble))
+    }
+
+    private func flatten(_ subtree: Subtree) throws(PositionIndexError) -> [(Key, Part, Int)] {
+        var entries: [(Key, Part, Int)] = []
+        var seen = Set<Key>()
+        // Iterative, so that a deep document cannot overflow the stack.
+        var stack: [FlattenStep] = [.open(subtree)]
+        while let step = stack.popLast() {
+            switch step {
+            case .open(let node):
+                guard seen.insert(node.key).inserted, storage.handles[node.key] == nil else { throw .duplicateKey(String(describing: node.key)) }
+                entries.append((node.key, .preamble, node.lengths.preamble))
+                entries.append((node.key, .content, node.lengths.content))
+                stack.append(.close(node.key, node.lengths.postamble))
+                for child in node.children.reversed() { stack.append(.open(child)) }
+            case .close(let key, let length):
+                entries.append((key, .postamble, length))
+            }
+        }
+        return entries
+    }
+
+    private enum FlattenStep {
+        case open(Subtree)
+        case close(Key, Int)
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+}
+
+/// A position-index request that could not be served; nothing was changed.
+public enum PositionIndexError: Error, Hashable, Sendable, CustomStringConvertible {
+    case keyNotFound(String)
+    case duplicateKey(String)
+    case locationOutOfBounds(Int, length: Int)
+    case rangeOutOfBounds(Range<Int>, length: Int)
+    case negativeLength(Int)
+
+    public var description: String {
+        switch self {
+        case .keyNotFound(let key): "no node \(key) in the position index"
+        case .duplicateKey(let key): "node \(key) is already in the position index"
+        case .locationOutOfBounds(let location, let length): "location \(location) is outside 0...\(length)"
+        case .rangeOutOfBounds(let range, let length): "range \(range.lowerBound)..<\(range.upperBound) is outside 0...\(length)"
+        case .negativeLength(let length): "a length cannot be negative (\(length))"
+        }
+    }
+}
