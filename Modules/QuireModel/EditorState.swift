@@ -9,7 +9,7 @@ import HashTreeCollections
 public struct EditorState: Sendable {
     /// The node types this state was built with; it decides roles and flat-string contributions.
     public let registry: NodeRegistry
-    private var nodes: TreeDictionary<NodeKey, Node>
+    private var nodes: TrackedNodes
     private var nextKeyValue: Int
     /// The selection, if the document has one.
     public var selection: RangeSelection?
@@ -22,7 +22,7 @@ public struct EditorState: Sendable {
             key: .root, type: .root, role: .root, isUnknown: false, text: "",
             fields: Self.defaultFields(rootPlugin)
         )
-        nodes = [.root: root]
+        nodes = TrackedNodes(storage: [.root: root])
         nextKeyValue = 1
         selection = nil
     }
@@ -50,6 +50,17 @@ public struct EditorState: Sendable {
         fields["version"] = .number(.integer(plugin.version))
         return fields
     }
+
+    // MARK: Change tracking
+
+    /// Every node written (created, changed, linked, unlinked or removed) since the last
+    /// `clearDirtyNodes()`: what an update touched, from which its change set is computed.
+    public var dirtyNodes: Set<NodeKey> { nodes.dirty }
+
+    /// Forgets the dirty nodes; an update calls this on the pending state before it starts.
+    ///
+    /// - Complexity: O(1).
+    public mutating func clearDirtyNodes() { nodes.dirty = [] }
 
     // MARK: Reading
 
@@ -302,6 +313,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case reservedField(String)
     case fieldTypeMismatch(type: NodeType, field: String, expected: FieldType, found: JSONValue)
     case invalidNode(type: NodeType, reason: NodeValidationError)
+    /// An operation needs a selection and the state has none.
+    case noSelection
+    /// A point names a missing node, the wrong kind of node, or an offset out of range.
+    case invalidPoint(Point, reason: String)
 
     public var description: String {
         switch self {
@@ -322,6 +337,24 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             "field \"\(field)\" of a \"\(type)\" node must be \(expected), not \(found.typeName)"
         case .invalidNode(let type, let reason):
             "invalid \"\(type)\" node" + (reason.field.map { " (field \"\($0)\")" } ?? "") + ": \(reason.message)"
+        case .noSelection: "the operation needs a selection and there is none"
+        case .invalidPoint(let point, let reason): "invalid point \(point): \(reason)"
         }
     }
+}
+
+/// The node storage, remembering which keys were written.
+private struct TrackedNodes: Sendable {
+    var storage: TreeDictionary<NodeKey, Node>
+    var dirty: Set<NodeKey> = []
+
+    subscript(key: NodeKey) -> Node? {
+        get { storage[key] }
+        set {
+            storage[key] = newValue
+            dirty.insert(key)
+        }
+    }
+
+    var count: Int { storage.count }
 }

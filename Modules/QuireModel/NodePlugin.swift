@@ -106,6 +106,38 @@ public protocol NodePlugin: Sendable {
     func postamble(of node: Node, in state: EditorState) -> String
     /// Extra checks on an imported node beyond field types; throw to reject it.
     func validate(_ node: Node) throws(NodeValidationError)
+    /// The block Enter creates when it splits this block with the caret at `position`: at the
+    /// end, the new block follows; at the start, it is inserted before and stays empty; in the
+    /// middle, it receives the content after the caret. Defaults: the same type and fields in the
+    /// middle, a paragraph with the same direction and alignment otherwise.
+    func blockAfterSplit(of node: Node, at position: BlockSplitPosition) -> BlockTemplate
+    /// Backspace with the caret at the very start of this block, before the default (merging into
+    /// the previous block) runs. Return true when the plugin handled it. Default: not handled.
+    func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool
+}
+
+/// Where the caret was when Enter split a block.
+public enum BlockSplitPosition: Hashable, Sendable {
+    case start, middle, end
+}
+
+/// The type and fields of a block to create.
+public struct BlockTemplate: Hashable, Sendable {
+    public var type: NodeType
+    public var fields: JSONObject
+
+    public init(type: NodeType, fields: JSONObject = [:]) {
+        self.type = type
+        self.fields = fields
+    }
+
+    /// A paragraph that keeps `node`'s direction and alignment, as Lexical's insertNewAfter does.
+    public static func paragraph(continuing node: Node) -> BlockTemplate {
+        var fields = JSONObject()
+        if let direction = node.fields["direction"] { fields["direction"] = direction }
+        if let alignment = node.fields["format"], alignment.stringValue != nil { fields["format"] = alignment }
+        return BlockTemplate(type: .paragraph, fields: fields)
+    }
 }
 
 /// A plugin's reason for rejecting an imported node, with the field at fault if there is one.
@@ -135,6 +167,10 @@ extension NodePlugin {
         FlatString.defaultPostamble(of: node)
     }
     public func validate(_ node: Node) throws(NodeValidationError) {}
+    public func blockAfterSplit(of node: Node, at position: BlockSplitPosition) -> BlockTemplate {
+        position == .middle ? BlockTemplate(type: node.type, fields: node.fields) : .paragraph(continuing: node)
+    }
+    public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool { false }
 }
 
 /// The fields every element serializes in Lexical JSON.

@@ -1,0 +1,771 @@
+/// Lexical's RangeSelection operations, applied to a (pending) state and its selection.
+///
+/// Every operation either completes or throws before writing, or throws from a check that runs
+/// before its first write, so a failed operation leaves the state as it was. Offsets are UTF-16
+/// units; deletions work on grapheme clusters, so a family emoji, a flag or a skin-toned thumb is
+/// deleted whole.
+extension EditorState {
+    // MARK: Selection helpers
+
+    /// The selection, or `ModelError.noSelection`.
+    func requireSelection() throws(ModelError) -> RangeSelection {
+        guard let selection else { throw .noSelection }
+        try validate(selection.anchor)
+        try validate(selection.focus)
+        return selection
+    }
+
+    /// The selection's points in document order.
+    public func orderedSelectionPoints() throws(ModelError) -> (start: Point, end: Point) {
+        let selection = try requireSelection()
+        return compare(selection.anchor, selection.focus) <= 0
+            ? (selection.anchor, selection.focus) : (selection.focus, selection.anchor)
+    }
+
+    /// Places a caret.
+    public mutating func select(_ point: Point) throws(ModelError) {
+        try validate(point)
+        let format = self[point.key].flatMap { $0.role == .text ? $0.textFormat : nil } ?? selection?.format ?? []
+        let style = self[point.key].flatMap { $0.role == .text ? $0.textStyle : nil } ?? selection?.style ?? ""
+        selection = RangeSelection(caret: point, format: format, style: style)
+    }
+
+    /// Selects from `anchor` to `focus`.
+    public mutating func select(anchor: Point, focus: Point) throws(ModelError) {
+        try validate(anchor)
+        try validate(focus)
+        let format = self[anchor.key].flatMap { $0.role == .text ? $0.textFormat : nil } ?? selection?.format ?? []
+        selection = RangeSelection(anchor: anchor, focus: focus, format: format, style: selection?.style ?? "")
+    }
+
+    /// A caret point for a boundary: the end of the text before it, else the start of the text
+    /// after it, else the element point itself.
+    func caretPoint(at boundary: Boundary) -> Point {
+        if boundary.index > 0, let before = child(at: boundary.index - 1, of: boundary.parent), let node = self[before] {
+            if node.role == .text { return .text(before, textLength(before)) }
+        }
+        if let after = child(at: boundary.index, of: boundary.parent), self[after]?.role == .text {
+            return .text(after, 0)
+        }
+        return .element(boundary.parent, boundary.index)
+    }
+
+    // MARK: Splitting
+
+    /// Splits a text node at a UTF-16 offset strictly inside it; returns the new right half.
+    mutating func splitText(_ key: NodeKey, at offset: Int) throws(ModelError) -> NodeKey {
+        let node = try node(key)
+        let utf16 = node.text.utf16
+        let index = utf16.index(utf16.startIndex, offsetBy: offset)
+        let right = createUnchecked(copying: node, text: String(node.text[index...]))
+        try setText(String(node.text[..<index]), of: key)
+        try insert(right, after: key)
+        return right
+    }
+
+    /// A new detached node with the same type, role and fields as `node`.
+    mutating func createUnchecked(copying node: Node, text: String = "") -> NodeKey {
+        if node.isUnknown {
+            return createUnknownNode(type: node.type, role: node.role, text: text, fields: node.fields)
+        }
+        let copy = Node(key: allocateKey(), type: node.type, role: node.role, isUnknown: false, text: text, fields: node.fields)
+        storeImported(copy)
+        return copy.key
+    }
+
+    /// The boundary at a point, splitting the text node the point is inside.
+    mutating func boundary(at point: Point) throws(ModelError) -> Boundary {
+        try validate(point)
+        switch point.kind {
+        case .element:
+            return Boundary(parent: point.key, index: point.offset)
+        case .text:
+            let node = try node(point.key)
+            guard let parent = node.parent, let index = indexInParent(point.key) else {
+                throw .invalidPoint(point, reason: "the node is not in the document")
+            }
+            if point.offset == 0 { return Boundary(parent: parent, index: index) }
+            if point.offset == node.text.utf16.count { return Boundary(parent: parent, index: index + 1) }
+            _ = try splitText(point.key, at: point.offset)
+            return Boundary(parent: parent, index: index + 1)
+        }
+    }
+
+    /// Splits inline elements between a boundary and its block so that the boundary sits directly
+    /// in the block; returns that block-level boundary.
+    mutating func liftBoundary(_ boundary: Boundary) throws(ModelError) -> Boundary {
+        var current = boundary
+        while let parent = self[current.parent], parent.role == .element(inline: true), let grandparent = parent.parent,
+              let parentIndex = indexInParent(parent.key) {
+            if current.index == 0 {
+                current = Boundary(parent: grandparent, index: parentIndex)
+            } else if current.index >= parent.childCount {
+                current = Boundary(parent: grandparent, index: parentIndex + 1)
+            } else {
+                let right = createUnchecked(copying: parent)
+                try moveChildren(of: parent.key, from: current.index, to: right, at: 0)
+                try insert(right, after: parent.key)
+                current = Boundary(parent: grandparent, index: parentIndex + 1)
+            }
+        }
+        return current
+    }
+
+    /// Moves the children of `source` from `start` on to `target`, before its child `index`.
+    mutating func moveChildren(of source: NodeKey, from start: Int, to target: NodeKey, at index: Int) throws(ModelError) {
+        var moving: [NodeKey] = []
+        var current = child(at: start, of: source)
+        while let key = current {
+            moving.append(key)
+            current = self[key]?.nextSibling
+        }
+        var anchor = index > 0 ? child(at: index - 1, of: target) : nil
+        for key in moving {
+            try detach(key)
+            if let previous = anchor { try insert(key, after: previous) } else { try prepend(key, to: target) }
+            anchor = key
+        }
+    }
+
+    // MARK: Deleting the selection
+
+    /// Deletes the selected content, merging the blocks at its ends, and collapses the selection
+    /// to where it was. Does nothing for a collapsed selection.
+    public mutating func removeSelectedText() throws(ModelError) {
+        let (start, end) = try orderedSelectionPoints()
+        guard start != end else { return }
+        let format = selection?.format ?? []
+        let style = selection?.style ?? ""
+        let (startBoundary, endBoundary) = try splitBoundaries(start, end, lift: true)
+        let caret = try deleteBetween(startBoundary, endBoundary)
+        selection = RangeSelection(caret: caret, format: format, style: style)
+        try normalizeText(around: caret)
+    }
+
+    /// Splits the document at two ordered points and returns the boundaries there, optionally
+    /// lifted out of inline elements to block level.
+    ///
+    /// The end is split first so that the start's offsets stay valid; the end is then located by
+    /// the node after it, because splitting at the start can shift its index.
+    mutating func splitBoundaries(_ start: Point, _ end: Point, lift: Bool) throws(ModelError) -> (Boundary, Boundary) {
+        var endBoundary = try boundary(at: end)
+        if lift { endBoundary = try liftBoundary(endBoundary) }
+        let nodeAfterEnd = child(at: endBoundary.index, of: endBoundary.parent)
+        var startBoundary = try boundary(at: start)
+        if lift { startBoundary = try liftBoundary(startBoundary) }
+        if let nodeAfterEnd, let index = indexInParent(nodeAfterEnd) {
+            endBoundary.index = index
+        } else {
+            endBoundary.index = self[endBoundary.parent]?.childCount ?? 0
+        }
+        return (startBoundary, endBoundary)
+    }
+
+    /// Removes everything between two block-level boundaries; returns the caret point.
+    mutating func deleteBetween(_ start: Boundary, _ end: Boundary) throws(ModelError) -> Point {
+        if start.parent == end.parent {
+            for _ in start.index..<max(start.index, end.index) {
+                if let key = child(at: start.index, of: start.parent) { try remove(key) }
+            }
+            return caretPoint(at: start)
+        }
+        let startBlock = start.parent
+        let endBlock = end.parent
+        // Content after the start boundary in its block, and before the end boundary in its block.
+        while let key = child(at: start.index, of: startBlock) { try remove(key) }
+        for _ in 0..<end.index { if let key = self[endBlock]?.firstChild { try remove(key) } }
+        // Everything strictly between the two blocks.
+        let startAncestors = [startBlock] + ancestors(of: startBlock)
+        let endAncestors = [endBlock] + ancestors(of: endBlock)
+        guard let common = startAncestors.first(where: { endAncestors.contains($0) }) else {
+            throw .invalidPoint(.element(endBlock, 0), reason: "the ends of the selection share no ancestor")
+        }
+        for key in startAncestors.prefix(while: { $0 != common }) {
+            while let next = self[key]?.nextSibling, !endAncestors.contains(next) { try remove(next) }
+        }
+        for key in endAncestors.prefix(while: { $0 != common }) {
+            while let previous = self[key]?.previousSibling, !startAncestors.contains(previous) { try remove(previous) }
+        }
+        // Join: the rest of the end block moves to the start block; emptied containers go.
+        let joinIndex = self[startBlock]?.childCount ?? 0
+        try moveChildren(of: endBlock, from: 0, to: startBlock, at: joinIndex)
+        var emptied: NodeKey? = endBlock
+        while let key = emptied, key != common, let node = self[key], node.childCount == 0 {
+            emptied = node.parent
+            try remove(key)
+        }
+        return caretPoint(at: Boundary(parent: startBlock, index: joinIndex))
+    }
+
+    // MARK: Inserting text
+
+    /// Inserts what a text view sends for typed or pasted text: "\n", "\r\n" and U+2029 start a
+    /// new paragraph, U+2028 inserts a line break, everything else is text.
+    public mutating func insertInput(_ input: String) throws(ModelError) {
+        var pending = ""
+        for character in input {
+            switch character {
+            case "\n", "\r\n", "\r", "\u{2029}":
+                try insertText(pending)
+                pending = ""
+                try insertParagraph()
+            case "\u{2028}":
+                try insertText(pending)
+                pending = ""
+                try insertLineBreak()
+            default:
+                pending.append(character)
+            }
+        }
+        try insertText(pending)
+    }
+
+    /// Replaces the selection with `text` in the selection's format and style.
+    ///
+    /// Typing at a different format than the text node's starts a new text node; typing at the
+    /// edge of a token or segmented node (or a tab) goes into a neighbouring text node; typing
+    /// inside a segmented node turns it into normal text, as in Lexical. Typing inside a token
+    /// places the text after the token.
+    public mutating func insertText(_ text: String) throws(ModelError) {
+        var selection = try requireSelection()
+        if !selection.isCollapsed {
+            try removeSelectedText()
+            selection = try requireSelection()
+        }
+        guard !text.isEmpty else { return }
+        let caret = selection.anchor
+        let length = text.utf16.count
+        switch caret.kind {
+        case .element:
+            let key = try createNode(type: .text, text: text, fields: textFields(selection))
+            try insertChild(key, at: Boundary(parent: caret.key, index: caret.offset))
+            self.selection = RangeSelection(caret: .text(key, length), format: selection.format, style: selection.style)
+        case .text:
+            let node = try node(caret.key)
+            let textLength = node.text.utf16.count
+            let isPlain = node.type == .text && !node.isUnknown
+            if !isPlain || node.textMode == .token {
+                // Neighbouring plain text of the same format takes the text; otherwise a new node.
+                let before = caret.offset == 0
+                let neighbour = before ? node.previousSibling : node.nextSibling
+                if let neighbour, let other = self[neighbour], other.isSimpleText,
+                   other.textFormat == selection.format, other.textStyle == selection.style {
+                    let offset = before ? other.text.utf16.count : 0
+                    try spliceText(neighbour, at: offset, deleting: 0, inserting: text)
+                    self.selection = RangeSelection(caret: .text(neighbour, offset + length), format: selection.format, style: selection.style)
+                } else {
+                    let key = try createNode(type: .text, text: text, fields: textFields(selection))
+                    if before { try insert(key, before: caret.key) } else { try insert(key, after: caret.key) }
+                    self.selection = RangeSelection(caret: .text(key, length), format: selection.format, style: selection.style)
+                }
+                return
+            }
+            if node.textMode == .segmented {
+                try setField("mode", to: .string(TextMode.normal.rawValue), of: caret.key)
+            }
+            if node.textFormat != selection.format || node.textStyle != selection.style {
+                if textLength == 0 {
+                    try setField("format", to: .number(.integer(selection.format.rawValue)), of: caret.key)
+                    try setField("style", to: .string(selection.style), of: caret.key)
+                } else {
+                    let key = try createNode(type: .text, text: text, fields: textFields(selection))
+                    try insertChild(key, at: try boundary(at: caret))
+                    self.selection = RangeSelection(caret: .text(key, length), format: selection.format, style: selection.style)
+                    return
+                }
+            }
+            try spliceText(caret.key, at: caret.offset, deleting: 0, inserting: text)
+            self.selection = RangeSelection(caret: .text(caret.key, caret.offset + length), format: selection.format, style: selection.style)
+        }
+    }
+
+    func textFields(_ selection: RangeSelection) -> JSONObject {
+        ["format": .number(.integer(selection.format.rawValue)), "style": .string(selection.style)]
+    }
+
+    /// Inserts a detached inline node at a boundary, lifting it out of nothing: the boundary must
+    /// be in an element that accepts the node.
+    mutating func insertChild(_ key: NodeKey, at boundary: Boundary) throws(ModelError) {
+        if boundary.index == 0 {
+            try prepend(key, to: boundary.parent)
+        } else if let before = child(at: boundary.index - 1, of: boundary.parent) {
+            try insert(key, after: before)
+        } else {
+            try append(key, to: boundary.parent)
+        }
+    }
+
+    /// Replaces `deleting` UTF-16 units at `offset` of a text node with `inserting`.
+    public mutating func spliceText(_ key: NodeKey, at offset: Int, deleting count: Int, inserting text: String) throws(ModelError) {
+        let node = try node(key)
+        let utf16 = node.text.utf16
+        guard offset >= 0, count >= 0, offset + count <= utf16.count else {
+            throw .invalidPoint(.text(key, offset), reason: "splice of \(count) units outside the text")
+        }
+        let start = utf16.index(utf16.startIndex, offsetBy: offset)
+        let end = utf16.index(start, offsetBy: count)
+        var updated = node.text
+        updated.replaceSubrange(start..<end, with: text)
+        try setText(updated, of: key)
+    }
+
+    // MARK: Paragraphs and line breaks
+
+    /// Splits the block at the caret (Enter). At the start of a non-empty block an empty block
+    /// goes before it and the caret stays with the text; at the end a new block follows; in the
+    /// middle the block is split. The new block's type comes from the block's plugin.
+    public mutating func insertParagraph() throws(ModelError) {
+        var selection = try requireSelection()
+        if !selection.isCollapsed {
+            try removeSelectedText()
+            selection = try requireSelection()
+        }
+        let split = try liftBoundary(try boundary(at: selection.anchor))
+        let blockNode = try node(split.parent)
+        guard blockNode.role == .element(inline: false), blockNode.parent != nil else {
+            throw .invalidPoint(selection.anchor, reason: "Enter needs a caret inside a block")
+        }
+        let position: BlockSplitPosition = split.index == 0 && blockNode.childCount > 0 ? .start
+            : split.index >= blockNode.childCount ? .end : .middle
+        let template = plugin(of: blockNode)?.blockAfterSplit(of: blockNode, at: position)
+            ?? (position == .middle ? BlockTemplate(type: blockNode.type, fields: blockNode.fields) : .paragraph(continuing: blockNode))
+        let newBlock: NodeKey
+        if registry.contains(template.type) && !(blockNode.isUnknown && template.type == blockNode.type) {
+            newBlock = try createNode(type: template.type, fields: template.fields)
+        } else {
+            newBlock = createUnchecked(copying: blockNode)
+        }
+        switch position {
+        case .start:
+            try insert(newBlock, before: blockNode.key)
+            self.selection = RangeSelection(caret: caretPoint(at: Boundary(parent: blockNode.key, index: 0)), format: selection.format, style: selection.style)
+        case .end, .middle:
+            try moveChildren(of: blockNode.key, from: split.index, to: newBlock, at: 0)
+            try insert(newBlock, after: blockNode.key)
+            let caret = self[newBlock]?.firstChild.flatMap { self[$0]?.role == .text ? Point.text($0, 0) : nil } ?? .element(newBlock, 0)
+            self.selection = RangeSelection(caret: caret, format: selection.format, style: selection.style)
+        }
+    }
+
+    /// Inserts a line break at the caret (Shift-Enter). With `selectStart`, the caret stays before
+    /// the break; otherwise it goes after it.
+    public mutating func insertLineBreak(selectStart: Bool = false) throws(ModelError) {
+        var selection = try requireSelection()
+        if !selection.isCollapsed {
+            try removeSelectedText()
+            selection = try requireSelection()
+        }
+        let position = try boundary(at: selection.anchor)
+        let lineBreak = try createNode(type: .lineBreak)
+        try insertChild(lineBreak, at: position)
+        let caretBoundary = Boundary(parent: position.parent, index: position.index + (selectStart ? 0 : 1))
+        self.selection = RangeSelection(caret: caretPoint(at: caretBoundary), format: selection.format, style: selection.style)
+    }
+
+    // MARK: Deleting characters
+
+    /// Backspace (`backward`) or forward delete: removes the selection, else the grapheme cluster
+    /// (or token, or line break, or decorator) next to the caret, else merges blocks.
+    public mutating func deleteCharacter(backward: Bool) throws(ModelError) {
+        let selection = try requireSelection()
+        if !selection.isCollapsed {
+            try removeSelectedText()
+            return
+        }
+        let caret = selection.anchor
+        let block = block(containing: caret.key)
+        // The leaf next to the caret in the direction of deletion, and the offset inside it.
+        var target: (key: NodeKey, offset: Int)?
+        switch caret.kind {
+        case .text:
+            let length = textLength(caret.key)
+            if backward ? caret.offset > 0 : caret.offset < length {
+                target = (caret.key, caret.offset)
+            } else if let leaf = backward ? previousLeaf(before: caret.key, inBlock: block) : nextLeaf(after: caret.key, inBlock: block) {
+                target = (leaf, backward ? textLength(leaf) : 0)
+            }
+        case .element:
+            if let neighbour = child(at: backward ? caret.offset - 1 : caret.offset, of: caret.key) {
+                let leaf = backward ? lastLeaf(in: neighbour) : firstLeaf(in: neighbour)
+                target = (leaf, backward ? textLength(leaf) : 0)
+            }
+        }
+        guard let (key, offset) = target else {
+            try mergeBlock(block, backward: backward, caret: caret)
+            return
+        }
+        let leaf = try node(key)
+        if leaf.role == .text && leaf.type == .text && !leaf.isUnknown && leaf.textMode != .token && !leaf.text.isEmpty {
+            let range = leaf.textMode == .segmented
+                ? segmentRange(in: leaf.text, at: offset, backward: backward)
+                : graphemeRange(in: leaf.text, at: offset, backward: backward)
+            if range.count == leaf.text.utf16.count {
+                try removeLeaf(key, format: selection.format, style: selection.style)
+            } else {
+                try spliceText(key, at: range.lowerBound, deleting: range.count, inserting: "")
+                if leaf.textMode == .segmented {
+                    try setField("mode", to: .string(TextMode.normal.rawValue), of: key)
+                }
+                self.selection = RangeSelection(caret: .text(key, range.lowerBound), format: selection.format, style: selection.style)
+            }
+        } else {
+            try removeLeaf(key, format: selection.format, style: selection.style)
+        }
+        try normalizeText(around: self.selection!.anchor)
+    }
+
+    /// Removes a leaf (and inline ancestors it empties) and puts the caret where it was.
+    mutating func removeLeaf(_ key: NodeKey, format: TextFormat, style: String) throws(ModelError) {
+        var target = key
+        while let node = self[target], let parent = self[node.parent ?? target], parent.role == .element(inline: true), parent.childCount == 1 {
+            target = parent.key
+        }
+        guard let parent = self[target]?.parent, let index = indexInParent(target) else { return }
+        try remove(target)
+        selection = RangeSelection(caret: caretPoint(at: Boundary(parent: parent, index: index)), format: format, style: style)
+    }
+
+    /// Backspace at a block's start or forward delete at its end.
+    mutating func mergeBlock(_ block: NodeKey, backward: Bool, caret: Point) throws(ModelError) {
+        let blockNode = try node(block)
+        let format = selection?.format ?? []
+        let style = selection?.style ?? ""
+        if backward, let plugin = plugin(of: blockNode) {
+            var attempt = self
+            if try plugin.deleteBackwardAtStart(of: blockNode, in: &attempt) {
+                self = attempt
+                return
+            }
+        }
+        let first: NodeKey
+        let second: NodeKey
+        if backward {
+            guard let previous = previousTextBlock(before: block) else { return }
+            if blockNode.childCount == 0 {
+                // An empty block goes; the caret moves to the end of the previous one.
+                try remove(block)
+                selection = RangeSelection(caret: endPoint(of: previous), format: format, style: style)
+                return
+            }
+            if self[previous]?.childCount == 0 {
+                try remove(previous)
+                selection = RangeSelection(caret: caret, format: format, style: style)
+                return
+            }
+            (first, second) = (previous, block)
+        } else {
+            guard let next = nextTextBlock(after: block) else { return }
+            (first, second) = (block, next)
+        }
+        let join = self[first]?.childCount ?? 0
+        let caretAtJoin = try deleteBetween(Boundary(parent: first, index: join), Boundary(parent: second, index: 0))
+        selection = RangeSelection(caret: caretAtJoin, format: format, style: style)
+        try normalizeText(around: caretAtJoin)
+    }
+
+    /// The caret point at the end of a block's content.
+    func endPoint(of block: NodeKey) -> Point {
+        caretPoint(at: Boundary(parent: block, index: self[block]?.childCount ?? 0))
+    }
+
+    /// The UTF-16 range of the grapheme cluster before (or after) `offset` in `text`.
+    func graphemeRange(in text: String, at offset: Int, backward: Bool) -> Range<Int> {
+        var previousBoundary = 0
+        var position = 0
+        for character in text {
+            let end = position + character.utf16.count
+            if backward {
+                if end >= offset { return position..<offset.clamped(above: position) }
+            } else if end > offset {
+                return offset.clamped(below: end, above: position)..<end
+            }
+            previousBoundary = end
+            position = end
+        }
+        return backward ? previousBoundary..<offset : offset..<offset
+    }
+
+    /// The space-separated segment of a segmented node next to `offset`, with its separating space.
+    func segmentRange(in text: String, at offset: Int, backward: Bool) -> Range<Int> {
+        let units = Array(text.utf16)
+        let space: UInt16 = 0x20
+        if backward {
+            var start = offset
+            while start > 0 && units[start - 1] == space { start -= 1 }
+            while start > 0 && units[start - 1] != space { start -= 1 }
+            return start..<offset
+        }
+        var end = offset
+        while end < units.count && units[end] == space { end += 1 }
+        while end < units.count && units[end] != space { end += 1 }
+        return offset..<end
+    }
+
+    /// Deletes from the caret to the previous (or next) word boundary inside the block, or merges
+    /// blocks when the caret is at the block's edge.
+    public mutating func deleteWord(backward: Bool) throws(ModelError) {
+        try deleteTo(backward: backward) { character, seenWord in
+            let isWord = character.isLetter || character.isNumber || character == "_"
+            return seenWord && !isWord ? .stop : (isWord ? .word : .skip)
+        }
+    }
+
+    /// Deletes from the caret to the start (or end) of the line: the block edge or a line break.
+    public mutating func deleteLine(backward: Bool) throws(ModelError) {
+        try deleteTo(backward: backward) { _, _ in .word }
+    }
+
+    enum ScanStep { case skip, word, stop }
+
+    /// Extends the selection from the caret through the block's leaves while `scan` says to, then
+    /// deletes it. Line breaks and decorators end the scan.
+    private mutating func deleteTo(backward: Bool, scan: (Character, Bool) -> ScanStep) throws(ModelError) {
+        let selection = try requireSelection()
+        guard selection.isCollapsed else {
+            try removeSelectedText()
+            return
+        }
+        let caret = selection.anchor
+        let block = block(containing: caret.key)
+        var focus = caret
+        var seenWord = false
+        var current: (key: NodeKey, offset: Int)? = caret.kind == .text ? (caret.key, caret.offset) : nil
+        if current == nil, let neighbour = child(at: backward ? caret.offset - 1 : caret.offset, of: caret.key) {
+            let leaf = backward ? lastLeaf(in: neighbour) : firstLeaf(in: neighbour)
+            current = (leaf, backward ? textLength(leaf) : 0)
+        }
+        scanning: while let (key, offset) = current, let leaf = self[key], leaf.role == .text {
+            let text = leaf.text
+            let characters = backward ? Array(String(text.utf16Prefix(offset)).reversed()) : Array(String(text.utf16Suffix(from: offset)))
+            var moved = 0
+            for character in characters {
+                switch scan(character, seenWord) {
+                case .stop:
+                    focus = .text(key, backward ? offset - moved : offset + moved)
+                    break scanning
+                case .word: seenWord = true
+                case .skip: break
+                }
+                moved += character.utf16.count
+            }
+            focus = .text(key, backward ? offset - moved : offset + moved)
+            guard let next = backward ? previousLeaf(before: key, inBlock: block) : nextLeaf(after: key, inBlock: block) else { break }
+            current = (next, backward ? textLength(next) : 0)
+        }
+        if focus == caret {
+            try deleteCharacter(backward: backward)
+            return
+        }
+        self.selection = RangeSelection(anchor: caret, focus: focus, format: selection.format, style: selection.style)
+        try removeSelectedText()
+    }
+
+    // MARK: Formatting
+
+    /// Toggles a text format over the selection (Lexical's FORMAT_TEXT_COMMAND): when the first
+    /// selected text node has it, it is removed from every selected text node, otherwise added.
+    /// Nodes are split exactly at the selection's ends. A collapsed selection toggles the format
+    /// typing will use.
+    public mutating func formatText(_ format: TextFormat) throws(ModelError) {
+        var selection = try requireSelection()
+        if selection.isCollapsed {
+            selection.format.formSymmetricDifference(format)
+            if selection.anchor.kind == .text, let node = self[selection.anchor.key], node.text.isEmpty, node.isSimpleText {
+                try setTextFormat(selection.format, of: node.key)
+            }
+            self.selection = selection
+            return
+        }
+        let backward = compare(selection.anchor, selection.focus) > 0
+        let (start, end) = try orderedSelectionPoints()
+        let (startBoundary, endBoundary) = try splitBoundaries(start, end, lift: false)
+        let nodes = textNodes(from: startBoundary, to: endBoundary)
+        guard let first = nodes.first, let last = nodes.last else {
+            selection.format.formSymmetricDifference(format)
+            self.selection = selection
+            return
+        }
+        let adding = !(self[first]!.textFormat.contains(format))
+        for key in nodes {
+            var updated = self[key]!.textFormat
+            if adding { updated.formUnion(format) } else { updated.subtract(format) }
+            try setTextFormat(updated, of: key)
+        }
+        let startPoint = Point.text(first, 0)
+        let endPoint = Point.text(last, textLength(last))
+        self.selection = RangeSelection(
+            anchor: backward ? endPoint : startPoint, focus: backward ? startPoint : endPoint,
+            format: self[first]!.textFormat, style: selection.style
+        )
+    }
+
+    /// The text nodes between two boundaries, in document order.
+    func textNodes(from start: Boundary, to end: Boundary) -> [NodeKey] {
+        var result: [NodeKey] = []
+        var current: NodeKey? = child(at: start.index, of: start.parent).map { firstLeaf(in: $0) }
+            ?? nextNode(afterSubtreeOf: start.parent)
+        let stop: NodeKey? = child(at: end.index, of: end.parent).map { firstLeaf(in: $0) } ?? nextNode(afterSubtreeOf: end.parent)
+        while let key = current, key != stop {
+            if let node = self[key], node.role == .text, node.type == .text || node.isUnknown { result.append(key) }
+            current = nextInDocument(key)
+        }
+        return result
+    }
+
+    /// The node after `key` in document order (pre-order).
+    func nextInDocument(_ key: NodeKey) -> NodeKey? {
+        if let first = self[key]?.firstChild { return first }
+        return nextNode(afterSubtreeOf: key)
+    }
+
+    func nextNode(afterSubtreeOf key: NodeKey) -> NodeKey? {
+        var current = key
+        while let node = self[current] {
+            if let next = node.nextSibling { return next }
+            guard let parent = node.parent else { return nil }
+            current = parent
+        }
+        return nil
+    }
+
+    // MARK: Nodes and text content
+
+    /// Inserts detached nodes at the selection: inline nodes go into the block at the caret; block
+    /// nodes split the block and go between its halves (an empty first half is replaced). The
+    /// caret ends after the last inserted node.
+    public mutating func insertNodes(_ keys: [NodeKey]) throws(ModelError) {
+        var selection = try requireSelection()
+        if !selection.isCollapsed {
+            try removeSelectedText()
+            selection = try requireSelection()
+        }
+        guard !keys.isEmpty else { return }
+        let nodes = try keys.map { (key) throws(ModelError) -> Node in try node(key) }
+        if nodes.allSatisfy({ $0.role.isInline }) {
+            var position = try boundary(at: selection.anchor)
+            for key in keys {
+                try insertChild(key, at: position)
+                position.index += 1
+            }
+            self.selection = RangeSelection(caret: caretPoint(at: position), format: selection.format, style: selection.style)
+            return
+        }
+        let split = try liftBoundary(try boundary(at: selection.anchor))
+        let block = try node(split.parent)
+        var anchor: NodeKey
+        if split.parent == .root {
+            guard let previous = split.index > 0 ? child(at: split.index - 1, of: .root) : nil else {
+                try prepend(keys[0], to: .root)
+                for (previous, key) in zip(keys, keys.dropFirst()) { try insert(key, after: previous) }
+                self.selection = RangeSelection(caret: endPoint(of: keys.last!), format: selection.format, style: selection.style)
+                return
+            }
+            anchor = previous
+        } else if split.index == 0 {
+            // Nothing before the caret: the blocks go before this block.
+            for key in keys { try insert(key, before: block.key) }
+            self.selection = RangeSelection(caret: endPoint(of: keys.last!), format: selection.format, style: selection.style)
+            return
+        } else {
+            if split.index < block.childCount {
+                let tail = createUnchecked(copying: block)
+                try moveChildren(of: block.key, from: split.index, to: tail, at: 0)
+                try insert(tail, after: block.key)
+            }
+            anchor = block.key
+        }
+        for key in keys {
+            try insert(key, after: anchor)
+            anchor = key
+        }
+        self.selection = RangeSelection(caret: endPoint(of: keys.last!), format: selection.format, style: selection.style)
+    }
+
+    /// The selected text, blocks separated by "\n" as in the flat string.
+    public func selectedTextContent() throws(ModelError) -> String {
+        let (start, end) = try orderedSelectionPoints()
+        var result = ""
+        var key: NodeKey? = start.key
+        var lastBlock = block(containing: start.key)
+        while let current = key, let node = self[current] {
+            let currentBlock = block(containing: current)
+            if currentBlock != lastBlock && node.role != .root && !node.role.isInline {
+                result += "\n"
+                lastBlock = currentBlock
+            }
+            var content = FlatString.content(of: node)
+            if node.role == .text {
+                let utf16 = Array(node.text.utf16)
+                let from = current == start.key && start.kind == .text ? start.offset : 0
+                let to = current == end.key && end.kind == .text ? end.offset : utf16.count
+                content = String(decoding: utf16[from..<max(from, to)], as: UTF16.self)
+            }
+            if !(current == start.key && start.kind == .element) { result += content }
+            if current == end.key { break }
+            key = nextInDocument(current)
+        }
+        return result
+    }
+
+    // MARK: Normalization
+
+    /// Merges simple text nodes next to the point with equal neighbours (same format, style and
+    /// mode, and not marked unmergeable) and drops empty simple text nodes the point is not in,
+    /// keeping the selection on the same characters.
+    public mutating func normalizeText(around point: Point) throws(ModelError) {
+        guard let node = self[point.key] else { return }
+        let parent = node.role == .text ? node.parent : node.key
+        guard let parent else { return }
+        try normalizeTextChildren(of: parent)
+    }
+
+    /// Normalizes the text children of one element.
+    public mutating func normalizeTextChildren(of parent: NodeKey) throws(ModelError) {
+        var current = self[parent]?.firstChild
+        while let key = current, let node = self[key] {
+            current = node.nextSibling
+            guard node.isSimpleText else { continue }
+            if node.text.isEmpty, !(selectionTouches(key)) {
+                try remove(key)
+                continue
+            }
+            guard let nextKey = node.nextSibling, let next = self[nextKey], next.isSimpleText,
+                  next.textFormat == node.textFormat, next.textStyle == node.textStyle,
+                  node.textDetail & 2 == 0, next.textDetail & 2 == 0 else { continue }
+            let shift = node.text.utf16.count
+            try setText(node.text + next.text, of: key)
+            if var selection {
+                for point in [\RangeSelection.anchor, \RangeSelection.focus] where selection[keyPath: point].key == nextKey {
+                    selection[keyPath: point] = .text(key, selection[keyPath: point].offset + shift)
+                }
+                self.selection = selection
+            }
+            try remove(nextKey)
+            current = key
+        }
+    }
+
+    private func selectionTouches(_ key: NodeKey) -> Bool {
+        guard let selection else { return false }
+        return selection.anchor.key == key || selection.focus.key == key
+    }
+}
+
+extension Int {
+    func clamped(above lower: Int) -> Int { Swift.max(self, lower) }
+    func clamped(below upper: Int, above lower: Int) -> Int { Swift.min(Swift.max(self, lower), upper) }
+}
+
+extension String {
+    /// The first `count` UTF-16 units as a string.
+    func utf16Prefix(_ count: Int) -> Substring {
+        let end = utf16.index(utf16.startIndex, offsetBy: count)
+        return self[..<end]
+    }
+
+    /// The string from UTF-16 offset `start` on.
+    func utf16Suffix(from start: Int) -> Substring {
+        let begin = utf16.index(utf16.startIndex, offsetBy: start)
+        return self[begin...]
+    }
+}

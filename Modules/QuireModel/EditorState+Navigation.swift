@@ -1,0 +1,219 @@
+/// A place between two children of an element: before child `index` of `parent`.
+public struct Boundary: Hashable, Sendable {
+    public var parent: NodeKey
+    public var index: Int
+
+    public init(parent: NodeKey, index: Int) {
+        self.parent = parent
+        self.index = index
+    }
+}
+
+extension EditorState {
+    /// The node's position among its siblings.
+    ///
+    /// - Complexity: O(s) for s preceding siblings (siblings are linked, as in Lexical).
+    public func indexInParent(_ key: NodeKey) -> Int? {
+        guard let node = self[key], node.parent != nil else { return nil }
+        var index = 0
+        var current = node.previousSibling
+        while let previous = current {
+            index += 1
+            current = self[previous]?.previousSibling
+        }
+        return index
+    }
+
+    /// The child at `index` of `parent`, or nil.
+    ///
+    /// - Complexity: O(index).
+    public func child(at index: Int, of parent: NodeKey) -> NodeKey? {
+        guard index >= 0 else { return nil }
+        var current = self[parent]?.firstChild
+        var remaining = index
+        while let key = current, remaining > 0 {
+            current = self[key]?.nextSibling
+            remaining -= 1
+        }
+        return current
+    }
+
+    /// Whether the node hangs under the root (detached nodes and their subtrees do not).
+    ///
+    /// - Complexity: O(depth).
+    public func isAttached(_ key: NodeKey) -> Bool {
+        var current: NodeKey? = key
+        while let node = current.flatMap({ self[$0] }) {
+            if node.key == .root { return true }
+            current = node.parent
+        }
+        return false
+    }
+
+    /// The nearest block (non-inline element or the root) containing the node, the node itself
+    /// included.
+    public func block(containing key: NodeKey) -> NodeKey {
+        var current: NodeKey? = key
+        while let node = current.flatMap({ self[$0] }) {
+            if node.role == .root || node.role == .element(inline: false) { return node.key }
+            current = node.parent
+        }
+        return .root
+    }
+
+    /// The UTF-16 length of a text node's text (0 for other nodes).
+    public func textLength(_ key: NodeKey) -> Int {
+        guard let node = self[key], node.role == .text else { return 0 }
+        return node.text.utf16.count
+    }
+
+    /// The ancestors of `key` from the root down, each with the index of the child on the way.
+    func path(to key: NodeKey) -> [Int] {
+        var indices: [Int] = []
+        var current = key
+        while let index = indexInParent(current), let parent = self[current]?.parent {
+            indices.append(index)
+            current = parent
+        }
+        return indices.reversed()
+    }
+
+    /// Orders two points in the document: negative when `lhs` comes first, 0 when equal.
+    ///
+    /// - Complexity: O(depth · siblings); the editor orders points through its position index.
+    public func compare(_ lhs: Point, _ rhs: Point) -> Int {
+        func key(_ point: Point) -> [Int] {
+            switch point.kind {
+            case .text: path(to: point.key) + [point.offset]
+            case .element: path(to: point.key) + [point.offset, -1]
+            }
+        }
+        let left = key(lhs)
+        let right = key(rhs)
+        for (a, b) in zip(left, right) where a != b { return a < b ? -1 : 1 }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+    }
+
+    /// Checks that a point names an attached node and an offset inside it.
+    public func validate(_ point: Point) throws(ModelError) {
+        guard let node = self[point.key] else { throw .invalidPoint(point, reason: "no such node") }
+        guard isAttached(point.key) else { throw .invalidPoint(point, reason: "the node is not in the document") }
+        switch point.kind {
+        case .text:
+            guard node.role == .text else { throw .invalidPoint(point, reason: "a text point must be in a text node") }
+            let utf16 = node.text.utf16
+            guard point.offset >= 0, point.offset <= utf16.count else {
+                throw .invalidPoint(point, reason: "offset outside 0...\(utf16.count)")
+            }
+            let index = utf16.index(utf16.startIndex, offsetBy: point.offset)
+            guard index.samePosition(in: node.text.unicodeScalars) != nil else {
+                throw .invalidPoint(point, reason: "the offset splits a surrogate pair")
+            }
+        case .element:
+            guard node.role.isElement else { throw .invalidPoint(point, reason: "an element point must be in an element") }
+            guard point.offset >= 0, point.offset <= node.childCount else {
+                throw .invalidPoint(point, reason: "offset outside 0...\(node.childCount)")
+            }
+        }
+    }
+
+    /// The previous leaf (text, line break, decorator, or an empty inline element) inside the same
+    /// block, walking into and out of inline elements.
+    func previousLeaf(before key: NodeKey, inBlock block: NodeKey) -> NodeKey? {
+        var current = key
+        while true {
+            guard let node = self[current] else { return nil }
+            if let previous = node.previousSibling {
+                return lastLeaf(in: previous)
+            }
+            guard let parent = node.parent, parent != block else { return nil }
+            current = parent
+        }
+    }
+
+    /// The next leaf inside the same block.
+    func nextLeaf(after key: NodeKey, inBlock block: NodeKey) -> NodeKey? {
+        var current = key
+        while true {
+            guard let node = self[current] else { return nil }
+            if let next = node.nextSibling {
+                return firstLeaf(in: next)
+            }
+            guard let parent = node.parent, parent != block else { return nil }
+            current = parent
+        }
+    }
+
+    func lastLeaf(in key: NodeKey) -> NodeKey {
+        var current = key
+        while let node = self[current], node.role.isElement, let last = node.lastChild { current = last }
+        return current
+    }
+
+    func firstLeaf(in key: NodeKey) -> NodeKey {
+        var current = key
+        while let node = self[current], node.role.isElement, let first = node.firstChild { current = first }
+        return current
+    }
+
+    /// The blocks that hold inline content (paragraph-like: they accept inlines or contain no
+    /// blocks), in document order.
+    ///
+    /// - Complexity: O(n).
+    public func textBlocks() -> [NodeKey] {
+        var result: [NodeKey] = []
+        var pending: [NodeKey] = [.root]
+        while let key = pending.popLast() {
+            guard let node = self[key] else { continue }
+            let childBlocks = children(of: key).filter { !$0.role.isInline && $0.role.isElement }
+            if node.role == .element(inline: false) && (childBlocks.isEmpty || node.firstChild.map { self[$0]!.role.isInline } == true) {
+                result.append(key)
+            } else {
+                pending.append(contentsOf: childBlocks.map(\.key).reversed())
+            }
+        }
+        return result
+    }
+
+    /// The text block before `block` in document order, or nil at the document start.
+    func previousTextBlock(before block: NodeKey) -> NodeKey? {
+        var current = block
+        while let node = self[current] {
+            if let previous = node.previousSibling {
+                return lastTextBlock(in: previous)
+            }
+            guard let parent = node.parent, parent != .root else { return nil }
+            current = parent
+        }
+        return nil
+    }
+
+    /// The text block after `block` in document order, or nil at the document end.
+    func nextTextBlock(after block: NodeKey) -> NodeKey? {
+        var current = block
+        while let node = self[current] {
+            if let next = node.nextSibling {
+                return firstTextBlock(in: next)
+            }
+            guard let parent = node.parent, parent != .root else { return nil }
+            current = parent
+        }
+        return nil
+    }
+
+    private func lastTextBlock(in key: NodeKey) -> NodeKey? {
+        var current = key
+        while let node = self[current], let last = node.lastChild, let child = self[last], child.role == .element(inline: false) {
+            current = child.key
+        }
+        return self[current]?.role == .element(inline: false) ? current : nil
+    }
+
+    private func firstTextBlock(in key: NodeKey) -> NodeKey? {
+        var current = key
+        while let node = self[current], let first = node.firstChild, let child = self[first], child.role == .element(inline: false) {
+            current = child.key
+        }
+        return self[current]?.role == .element(inline: false) ? current : nil
+    }
+}
