@@ -10,6 +10,7 @@ struct BenchmarkRow {
 }
 
 let benchmarks: [BenchmarkRow] = [
+    BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
 ]
 
 let package = Package(

@@ -1,0 +1,142 @@
+import Foundation
+
+/// How far an attribute reaches, which decides how `fixAttributes` treats it.
+public enum AttributeScope: Sendable, Hashable {
+    /// Applies to exactly the characters it is set on (bold, colour, link).
+    case character
+    /// Describes a whole paragraph (alignment, heading level, list style). After every editing
+    /// session the value carried by a paragraph's first character is spread over the paragraph,
+    /// as NSTextStorage does for `.paragraphStyle`.
+    case paragraph
+    /// Describes an attachment and is only meaningful on U+FFFC OBJECT REPLACEMENT CHARACTER;
+    /// `fixAttributes` removes it from every other character.
+    case attachment
+}
+
+/// The name of an attribute together with its scope.
+///
+/// Two keys are equal only when both name and scope are equal, so a paragraph-level `"align"` and
+/// a character-level `"align"` never shadow each other silently.
+public struct AttributeKey: Sendable, Hashable, CustomStringConvertible {
+    /// The wire-stable name of the attribute.
+    public var name: String
+    /// How far the attribute reaches.
+    public var scope: AttributeScope
+
+    /// Creates a key; `scope` defaults to `.character`.
+    public init(_ name: String, scope: AttributeScope = .character) {
+        self.name = name
+        self.scope = scope
+    }
+
+    public var description: String { name }
+
+    public static let bold = AttributeKey("bold")
+    public static let italic = AttributeKey("italic")
+    public static let underline = AttributeKey("underline")
+    public static let strikethrough = AttributeKey("strikethrough")
+    public static let code = AttributeKey("code")
+    public static let font = AttributeKey("font")
+    public static let foregroundColor = AttributeKey("foregroundColor")
+    public static let backgroundColor = AttributeKey("backgroundColor")
+    public static let link = AttributeKey("link")
+    /// Paragraph-level: the style of the paragraph (alignment, indentation, heading level …).
+    public static let paragraphStyle = AttributeKey("paragraphStyle", scope: .paragraph)
+    /// Attachment-level: identifies the attachment a U+FFFC stands for.
+    public static let attachment = AttributeKey("attachment", scope: .attachment)
+}
+
+/// An attribute value: a small closed set of Sendable, Hashable shapes instead of `Any`, so that
+/// runs can be compared and coalesced and storages can be checked for equality.
+public indirect enum AttributeValue: Sendable, Hashable {
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case list([AttributeValue])
+    case record([String: AttributeValue])
+}
+
+extension AttributeValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral
+{
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+/// The attributes of one character: a dictionary from keys to values.
+public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// The attributes as a dictionary.
+    public private(set) var values: [AttributeKey: AttributeValue]
+
+    /// Creates attributes from a dictionary.
+    public init(_ values: [AttributeKey: AttributeValue] = [:]) {
+        self.values = values
+    }
+
+    public init(dictionaryLiteral elements: (AttributeKey, AttributeValue)...) {
+        self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
+    }
+
+    /// No attributes at all.
+    public static let empty = Attributes()
+
+    public var isEmpty: Bool { values.isEmpty }
+    public var count: Int { values.count }
+
+    /// The value for `key`, or nil. Setting nil removes the key.
+    public subscript(key: AttributeKey) -> AttributeValue? {
+        get { values[key] }
+        set { values[key] = newValue }
+    }
+
+    /// These attributes with `other`'s values added on top (`other` wins on a shared key).
+    public func merging(_ other: Attributes) -> Attributes {
+        Attributes(values.merging(other.values, uniquingKeysWith: { _, new in new }))
+    }
+
+    /// These attributes without `key`.
+    public func removing(_ key: AttributeKey) -> Attributes {
+        var copy = self
+        copy.values[key] = nil
+        return copy
+    }
+
+    /// The attributes whose key has `scope`.
+    public func filtered(scope: AttributeScope) -> Attributes {
+        Attributes(values.filter { $0.key.scope == scope })
+    }
+
+    /// True when some key has `scope`.
+    public func contains(scope: AttributeScope) -> Bool {
+        values.keys.contains { $0.scope == scope }
+    }
+
+    /// These attributes with every key of `scope` replaced by `replacement`'s keys (which are
+    /// expected to have that scope).
+    func replacingScope(_ scope: AttributeScope, with replacement: Attributes) -> Attributes {
+        var result = values.filter { $0.key.scope != scope }
+        for (key, value) in replacement.values { result[key] = value }
+        return Attributes(result)
+    }
+
+    public var description: String {
+        let parts = values.sorted { $0.key.name < $1.key.name }.map { "\($0.key.name): \($0.value)" }
+        return "[" + parts.joined(separator: ", ") + "]"
+    }
+}
+
+/// A maximal stretch of UTF-16 units sharing the same attributes.
+public struct AttributeRun: Sendable, Hashable {
+    /// The run's range in UTF-16 units.
+    public var range: NSRange
+    /// The attributes of every unit in the run.
+    public var attributes: Attributes
+
+    public init(range: NSRange, attributes: Attributes) {
+        self.range = range
+        self.attributes = attributes
+    }
+}

@@ -1,0 +1,316 @@
+/// What a subtree adds up to: its UTF-16 length and how many paragraph separators it holds.
+/// The second metric makes paragraph boundaries an O(log n) lookup instead of a scan.
+struct TreeSummary: Equatable {
+    var length: Int
+    var breaks: Int
+
+    static let zero = TreeSummary(length: 0, breaks: 0)
+
+    static func + (lhs: TreeSummary, rhs: TreeSummary) -> TreeSummary {
+        TreeSummary(length: lhs.length + rhs.length, breaks: lhs.breaks + rhs.breaks)
+    }
+}
+
+/// An element of a `SummedTree`: a chunk of text or an attribute run.
+protocol TreeElement {
+    var summary: TreeSummary { get }
+    /// Splits at a UTF-16 offset strictly inside the element.
+    func split(at offset: Int) -> (Self, Self)
+    /// Rewrites a sequence of neighbouring elements into the canonical form (coalesced runs,
+    /// chunks within their size bounds). Called on the few elements around an edit.
+    static func normalize(_ elements: [Self]) -> [Self]
+    /// Paragraph separators in `0..<offset`.
+    func breaks(before offset: Int) -> Int
+    /// The offset of the `ordinal`-th (1-based) paragraph separator inside the element.
+    func offsetOfBreak(_ ordinal: Int) -> Int
+}
+
+extension TreeElement {
+    func breaks(before offset: Int) -> Int { 0 }
+    func offsetOfBreak(_ ordinal: Int) -> Int { preconditionFailure("element holds no paragraph separators") }
+}
+
+final class TreeNode<Element: TreeElement> {
+    var element: Element
+    var summary: TreeSummary
+    let priority: UInt64
+    var left: TreeNode?
+    var right: TreeNode?
+
+    init(_ element: Element, priority: UInt64) {
+        self.element = element
+        self.summary = element.summary
+        self.priority = priority
+    }
+
+    func update() {
+        summary = (left?.summary ?? .zero) + element.summary + (right?.summary ?? .zero)
+    }
+}
+
+/// A sequence of elements indexed by UTF-16 offset: a treap (randomized balanced binary tree)
+/// whose nodes cache the summary of their subtree, the same idea as swift-collections' Rope
+/// with its RopeSummary/RopeMetric, in a shape small enough to own.
+///
+/// Split and merge are the only structural operations; everything else (replace, lookups,
+/// enumeration) is built on them or on a descent guided by the cached summaries. Expected depth is
+/// O(log n) for n elements. Priorities come from a fixed-seed SplitMix64, so the shape (and thus
+/// every timing) is reproducible from run to run.
+///
+/// It is a class because `TextStorage` owns it and mutates it in place; it is never shared.
+final class SummedTree<Element: TreeElement> {
+    typealias Node = TreeNode<Element>
+
+    private(set) var root: Node?
+    private var seed: UInt64 = 0x5EED_0F_9E1D
+
+    init() {}
+
+    /// The summary of the whole sequence.
+    ///
+    /// - Complexity: O(1).
+    var summary: TreeSummary { root?.summary ?? .zero }
+
+    private func nextPriority() -> UInt64 {
+        seed &+= 0x9E37_79B9_7F4A_7C15
+        var z = seed
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    // MARK: Structure
+
+    /// Splits `node` into the elements before and after UTF-16 `offset`, splitting an element
+    /// that straddles it.
+    ///
+    /// - Complexity: O(log n) expected.
+    private func split(_ node: Node?, at offset: Int) -> (Node?, Node?) {
+        guard let node else { return (nil, nil) }
+        let leftLength = node.left?.summary.length ?? 0
+        let elementLength = node.element.summary.length
+        if offset <= leftLength {
+            let (a, b) = split(node.left, at: offset)
+            node.left = b
+            node.update()
+            return (a, node)
+        }
+        if offset >= leftLength + elementLength {
+            let (a, b) = split(node.right, at: offset - leftLength - elementLength)
+            node.right = a
+            node.update()
+            return (node, b)
+        }
+        let (head, tail) = node.element.split(at: offset - leftLength)
+        let right = node.right
+        node.element = head
+        node.right = nil
+        node.update()
+        // The tail gets a fresh priority and is merged, so the heap order stays valid.
+        return (node, merge(Node(tail, priority: nextPriority()), right))
+    }
+
+    /// Concatenates two trees.
+    ///
+    /// - Complexity: O(log n) expected.
+    private func merge(_ a: Node?, _ b: Node?) -> Node? {
+        guard let a else { return b }
+        guard let b else { return a }
+        if a.priority >= b.priority {
+            a.right = merge(a.right, b)
+            a.update()
+            return a
+        }
+        b.left = merge(a, b.left)
+        b.update()
+        return b
+    }
+
+    /// Builds a tree from elements in order.
+    ///
+    /// - Complexity: O(k) for k elements (a Cartesian tree built with a stack).
+    private func build(_ elements: [Element]) -> Node? {
+        var spine: [Node] = []
+        for element in elements {
+            let node = Node(element, priority: nextPriority())
+            var last: Node?
+            while let top = spine.last, top.priority < node.priority {
+                // Popped nodes are final: everything to their right was popped (and updated) first.
+                last = spine.removeLast()
+                last?.update()
+            }
+            node.left = last
+            node.update()
+            if let parent = spine.last { parent.right = node }
+            spine.append(node)
+        }
+        // Summaries on the right spine are stale until the spine is folded from the bottom.
+        for node in spine.reversed() { node.update() }
+        return spine.first
+    }
+
+    private func lastElement(_ node: Node) -> Element {
+        var node = node
+        while let right = node.right { node = right }
+        return node.element
+    }
+
+    private func firstElement(_ node: Node) -> Element {
+        var node = node
+        while let left = node.left { node = left }
+        return node.element
+    }
+
+    // MARK: Editing
+
+    /// Replaces the elements covering UTF-16 `range` with `elements`, then normalizes the
+    /// elements on both seams together with the new ones.
+    ///
+    /// - Complexity: O(log n + k) expected for k new elements (plus the cost of normalizing the
+    ///   two neighbours, which are bounded in size).
+    func replace(_ range: Range<Int>, with elements: [Element]) {
+        let (before, rest) = split(root, at: range.lowerBound)
+        let (_, after) = split(rest, at: range.count)
+        var left = before
+        var right = after
+        var pieces: [Element] = []
+        pieces.reserveCapacity(elements.count + 2)
+        if let tree = left {
+            let last = lastElement(tree)
+            left = split(tree, at: tree.summary.length - last.summary.length).0
+            pieces.append(last)
+        }
+        pieces.append(contentsOf: elements)
+        if let tree = right {
+            let first = firstElement(tree)
+            right = split(tree, at: first.summary.length).1
+            pieces.append(first)
+        }
+        root = merge(merge(left, build(Element.normalize(pieces))), right)
+    }
+
+    /// Replaces every element with `elements`.
+    ///
+    /// - Complexity: O(k) for k elements.
+    func reset(_ elements: [Element]) {
+        root = build(Element.normalize(elements))
+    }
+
+    // MARK: Queries
+
+    /// The element containing UTF-16 `offset` and the offset where it starts.
+    /// `offset` must be in `0..<length`.
+    ///
+    /// - Complexity: O(log n) expected.
+    func element(containing offset: Int) -> (element: Element, start: Int) {
+        var node = root
+        var base = 0
+        var offset = offset
+        while let current = node {
+            let leftLength = current.left?.summary.length ?? 0
+            let elementLength = current.element.summary.length
+            if offset < leftLength {
+                node = current.left
+            } else if offset < leftLength + elementLength {
+                return (current.element, base + leftLength)
+            } else {
+                offset -= leftLength + elementLength
+                base += leftLength + elementLength
+                node = current.right
+            }
+        }
+        preconditionFailure("offset outside the tree")
+    }
+
+    /// Calls `body` with each element intersecting `range` and its start offset, in order, until
+    /// `body` returns false.
+    ///
+    /// - Complexity: O(log n + k) expected for k elements visited.
+    func forEach(in range: Range<Int>, _ body: (Element, Int) -> Bool) {
+        guard !range.isEmpty else { return }
+        _ = visit(root, base: 0, range, body)
+    }
+
+    private func visit(_ node: Node?, base: Int, _ range: Range<Int>, _ body: (Element, Int) -> Bool) -> Bool {
+        guard let node else { return true }
+        let leftLength = node.left?.summary.length ?? 0
+        let start = base + leftLength
+        let end = start + node.element.summary.length
+        if range.lowerBound < start, !visit(node.left, base: base, range, body) { return false }
+        if range.lowerBound < end, range.upperBound > start, !body(node.element, start) { return false }
+        if range.upperBound > end { return visit(node.right, base: end, range, body) }
+        return true
+    }
+
+    /// Paragraph separators in `0..<offset`.
+    ///
+    /// - Complexity: O(log n) expected.
+    func breaks(before offset: Int) -> Int {
+        var node = root
+        var offset = offset
+        var count = 0
+        while let current = node {
+            let leftLength = current.left?.summary.length ?? 0
+            let elementLength = current.element.summary.length
+            if offset <= leftLength {
+                node = current.left
+            } else if offset <= leftLength + elementLength {
+                return count + (current.left?.summary.breaks ?? 0) + current.element.breaks(before: offset - leftLength)
+            } else {
+                count += (current.left?.summary.breaks ?? 0) + current.element.summary.breaks
+                offset -= leftLength + elementLength
+                node = current.right
+            }
+        }
+        return count
+    }
+
+    /// The UTF-16 offset of the `ordinal`-th (1-based) paragraph separator, or nil if there are
+    /// fewer.
+    ///
+    /// - Complexity: O(log n) expected.
+    func offsetOfBreak(_ ordinal: Int) -> Int? {
+        guard ordinal >= 1, ordinal <= summary.breaks else { return nil }
+        var node = root
+        var ordinal = ordinal
+        var base = 0
+        while let current = node {
+            let leftBreaks = current.left?.summary.breaks ?? 0
+            let leftLength = current.left?.summary.length ?? 0
+            if ordinal <= leftBreaks {
+                node = current.left
+            } else if ordinal <= leftBreaks + current.element.summary.breaks {
+                return base + leftLength + current.element.offsetOfBreak(ordinal - leftBreaks)
+            } else {
+                ordinal -= leftBreaks + current.element.summary.breaks
+                base += leftLength + current.element.summary.length
+                node = current.right
+            }
+        }
+        return nil
+    }
+
+    /// Every element in order.
+    ///
+    /// - Complexity: O(n).
+    var elements: [Element] {
+        var result: [Element] = []
+        forEach(in: 0..<summary.length) { element, _ in
+            result.append(element)
+            return true
+        }
+        return result
+    }
+
+    /// The number of nodes, for memory accounting.
+    ///
+    /// - Complexity: O(n).
+    var nodeCount: Int {
+        var count = 0
+        forEach(in: 0..<summary.length) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+}
