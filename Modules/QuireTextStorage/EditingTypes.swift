@@ -46,6 +46,18 @@ public struct TextStorageChange: Sendable, Hashable {
     public var origin: EditOrigin
     /// The typing status of the last native edit of the session.
     public var typingStatus: TypingStatus
+
+    public init(
+        editedMask: EditActions, editedRange: NSRange, changeInLength: Int, invalidatedRange: NSRange,
+        origin: EditOrigin, typingStatus: TypingStatus
+    ) {
+        self.editedMask = editedMask
+        self.editedRange = editedRange
+        self.changeInLength = changeInLength
+        self.invalidatedRange = invalidatedRange
+        self.origin = origin
+        self.typingStatus = typingStatus
+    }
 }
 
 /// A native edit offered to the editor's handler before the storage applies it.
@@ -59,6 +71,13 @@ public struct NativeEdit: Sendable, Hashable {
     public var status: TypingStatus
     /// True for marked (IME) text.
     public var isComposition: Bool
+
+    public init(range: NSRange, replacement: AttributedText, status: TypingStatus, isComposition: Bool) {
+        self.range = range
+        self.replacement = replacement
+        self.status = status
+        self.isComposition = isComposition
+    }
 }
 
 /// What the native-edit handler did with an edit.
