@@ -302,6 +302,31 @@ final class SummedTree<Element: TreeElement> {
         return result
     }
 
+    /// The longest root-to-leaf path, for checking balance.
+    ///
+    /// - Complexity: O(n).
+    var height: Int { height(root) }
+
+    private func height(_ node: Node?) -> Int {
+        guard let node else { return 0 }
+        return 1 + max(height(node.left), height(node.right))
+    }
+
+    /// True when every cached summary equals the sum recomputed from the elements and the heap
+    /// order holds; for tests.
+    ///
+    /// - Complexity: O(n).
+    var isConsistent: Bool { consistentSummary(root) != nil }
+
+    private func consistentSummary(_ node: Node?) -> TreeSummary? {
+        guard let node else { return .zero }
+        guard let left = consistentSummary(node.left), let right = consistentSummary(node.right) else { return nil }
+        if let child = node.left, child.priority > node.priority { return nil }
+        if let child = node.right, child.priority > node.priority { return nil }
+        let total = left + node.element.summary + right
+        return total == node.summary ? total : nil
+    }
+
     /// The number of nodes, for memory accounting.
     ///
     /// - Complexity: O(n).
