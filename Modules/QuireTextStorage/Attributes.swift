@@ -69,15 +69,25 @@ extension AttributeValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiter
 /// The attributes of one character: a dictionary from keys to values.
 public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// The attributes as a dictionary.
-    public private(set) var values: [AttributeKey: AttributeValue]
+    public private(set) var values: [AttributeKey: AttributeValue] {
+        didSet { scopes = Self.scopes(of: values) }
+    }
+    /// Which scopes occur among the keys, kept so that `fixAttributes` and the run tree's
+    /// summaries can skip runs without paragraph or attachment attributes in O(1).
+    private(set) var scopes: ScopeMask
 
     /// Creates attributes from a dictionary.
     public init(_ values: [AttributeKey: AttributeValue] = [:]) {
         self.values = values
+        self.scopes = Self.scopes(of: values)
     }
 
     public init(dictionaryLiteral elements: (AttributeKey, AttributeValue)...) {
-        self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
+        self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    private static func scopes(of values: [AttributeKey: AttributeValue]) -> ScopeMask {
+        values.keys.reduce(into: ScopeMask()) { $0.insert(ScopeMask($1.scope)) }
     }
 
     /// No attributes at all.
@@ -110,8 +120,10 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
     }
 
     /// True when some key has `scope`.
+    ///
+    /// - Complexity: O(1).
     public func contains(scope: AttributeScope) -> Bool {
-        values.keys.contains { $0.scope == scope }
+        scopes.contains(ScopeMask(scope))
     }
 
     /// These attributes with every key of `scope` replaced by `replacement`'s keys (which are
@@ -125,6 +137,21 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
     public var description: String {
         let parts = values.sorted { $0.key.name < $1.key.name }.map { "\($0.key.name): \($0.value)" }
         return "[" + parts.joined(separator: ", ") + "]"
+    }
+}
+
+/// A set of attribute scopes, as bits.
+struct ScopeMask: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
+
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    init(_ scope: AttributeScope) {
+        switch scope {
+        case .character: rawValue = 1
+        case .paragraph: rawValue = 2
+        case .attachment: rawValue = 4
+        }
     }
 }
 

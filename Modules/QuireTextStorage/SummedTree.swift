@@ -1,13 +1,15 @@
-/// What a subtree adds up to: its UTF-16 length and how many paragraph separators it holds.
-/// The second metric makes paragraph boundaries an O(log n) lookup instead of a scan.
+/// What a subtree adds up to: its UTF-16 length, how many paragraph separators it holds (which
+/// makes paragraph boundaries an O(log n) lookup instead of a scan) and which attribute scopes
+/// occur in it (which lets `fixAttributes` skip subtrees without paragraph or attachment runs).
 struct TreeSummary: Equatable {
     var length: Int
     var breaks: Int
+    var scopes: ScopeMask = []
 
     static let zero = TreeSummary(length: 0, breaks: 0)
 
     static func + (lhs: TreeSummary, rhs: TreeSummary) -> TreeSummary {
-        TreeSummary(length: lhs.length + rhs.length, breaks: lhs.breaks + rhs.breaks)
+        TreeSummary(length: lhs.length + rhs.length, breaks: lhs.breaks + rhs.breaks, scopes: lhs.scopes.union(rhs.scopes))
     }
 }
 
@@ -189,11 +191,39 @@ final class SummedTree<Element: TreeElement> {
         root = merge(merge(left, build(Element.normalize(pieces))), right)
     }
 
-    /// Replaces every element with `elements`.
+    /// Lets `mutate` change the element containing UTF-16 `offset` in place, given the offset
+    /// where that element starts; when it returns true the summaries on the path are refreshed.
+    /// `mutate` must leave the element untouched when it returns false (then so is the tree).
+    /// The fast path for edits that stay inside one element: no split, no merge, no allocation.
+    ///
+    /// - Complexity: O(log n) expected, plus the cost of `mutate`.
+    func updateElement(containing offset: Int, _ mutate: (inout Element, Int) -> Bool) -> Bool {
+        update(root, offset: offset, base: 0, mutate)
+    }
+
+    private func update(_ node: Node?, offset: Int, base: Int, _ mutate: (inout Element, Int) -> Bool) -> Bool {
+        guard let node else { return false }
+        let leftLength = node.left?.summary.length ?? 0
+        let elementLength = node.element.summary.length
+        let changed: Bool
+        if offset < leftLength {
+            changed = update(node.left, offset: offset, base: base, mutate)
+        } else if offset < leftLength + elementLength {
+            changed = mutate(&node.element, base + leftLength)
+        } else {
+            changed = update(node.right, offset: offset - leftLength - elementLength,
+                             base: base + leftLength + elementLength, mutate)
+        }
+        if changed { node.update() }
+        return changed
+    }
+
+    /// Replaces every element with `elements`, which must already be in normalized form (they are
+    /// not re-normalized: for text that would copy every unit once more).
     ///
     /// - Complexity: O(k) for k elements.
     func reset(_ elements: [Element]) {
-        root = build(Element.normalize(elements))
+        root = build(elements)
     }
 
     // MARK: Queries
@@ -223,22 +253,32 @@ final class SummedTree<Element: TreeElement> {
     }
 
     /// Calls `body` with each element intersecting `range` and its start offset, in order, until
-    /// `body` returns false.
+    /// `body` returns false. With `scopes`, only elements whose summary has one of them are
+    /// visited, and subtrees without any are skipped whole.
     ///
-    /// - Complexity: O(log n + k) expected for k elements visited.
-    func forEach(in range: Range<Int>, _ body: (Element, Int) -> Bool) {
+    /// - Complexity: O(log n + k) expected for k elements visited (O((m + 1) log n) for m matching
+    ///   elements when `scopes` is given).
+    func forEach(in range: Range<Int>, having scopes: ScopeMask = [], _ body: (Element, Int) -> Bool) {
         guard !range.isEmpty else { return }
-        _ = visit(root, base: 0, range, body)
+        _ = visit(root, base: 0, range, scopes, body)
     }
 
-    private func visit(_ node: Node?, base: Int, _ range: Range<Int>, _ body: (Element, Int) -> Bool) -> Bool {
+    private func visit(
+        _ node: Node?, base: Int, _ range: Range<Int>, _ scopes: ScopeMask, _ body: (Element, Int) -> Bool
+    ) -> Bool {
         guard let node else { return true }
+        if !scopes.isEmpty, node.summary.scopes.isDisjoint(with: scopes) { return true }
         let leftLength = node.left?.summary.length ?? 0
         let start = base + leftLength
         let end = start + node.element.summary.length
-        if range.lowerBound < start, !visit(node.left, base: base, range, body) { return false }
-        if range.lowerBound < end, range.upperBound > start, !body(node.element, start) { return false }
-        if range.upperBound > end { return visit(node.right, base: end, range, body) }
+        if range.lowerBound < start, !visit(node.left, base: base, range, scopes, body) { return false }
+        if range.lowerBound < end, range.upperBound > start,
+            scopes.isEmpty || !node.element.summary.scopes.isDisjoint(with: scopes),
+            !body(node.element, start)
+        {
+            return false
+        }
+        if range.upperBound > end { return visit(node.right, base: end, range, scopes, body) }
         return true
     }
 

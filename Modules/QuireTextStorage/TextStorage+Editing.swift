@@ -22,6 +22,7 @@ extension TextStorage {
 
     /// Runs `body` inside one editing session, which is closed even when `body` throws (the edits
     /// made before the error stay, as in an NSTextStorage session).
+    @discardableResult
     public func performEditing<Result>(_ body: (TextStorage) throws(TextStorageError) -> Result) throws(TextStorageError) -> Result {
         beginEditing()
         defer { closeSession() }
@@ -30,6 +31,7 @@ extension TextStorage {
 
     /// Runs `body` as the engine: its edits are applied as given, never routed to the native-edit
     /// handler and never subject to typing-status rules, all in one editing session.
+    @discardableResult
     public func performControllerEdit<Result>(_ body: (TextStorage) throws(TextStorageError) -> Result) throws(TextStorageError) -> Result {
         let previous = mode
         mode = .controller
@@ -166,15 +168,20 @@ extension TextStorage {
         delegate?.textStorageWillProcessEditing(self)
         phase = .fixing
         for range in typedRanges where range.length > 0 {
-            runTree.replace(bounds(range), with: [RunElement(length: range.length, attributes: typingAttributes)])
             editedMask.insert(.attributes)
+            let (run, start) = runTree.element(containing: range.location)
+            let alreadyTyped = run.attributes == typingAttributes
+                && start + run.length >= range.location + range.length
+            if !alreadyTyped {
+                runTree.replace(bounds(range), with: [RunElement(length: range.length, attributes: typingAttributes)])
+            }
         }
-        var invalidated = paragraphs(around: editedRange)
+        let fixedRange = editedRange
+        var invalidated = paragraphs(around: fixedRange)
         fixAttributesUnchecked(in: invalidated)
         phase = .didProcess
         delegate?.textStorageDidProcessEditing(self)
-        let widened = paragraphs(around: editedRange)
-        if widened != invalidated {
+        if editedRange != fixedRange, case let widened = paragraphs(around: editedRange), widened != invalidated {
             phase = .fixing
             fixAttributesUnchecked(in: widened)
             invalidated = union(invalidated, widened)
@@ -218,8 +225,7 @@ extension TextStorage {
 
     private func fixAttachments(in span: Range<Int>) {
         var misplaced: [Range<Int>] = []
-        runTree.forEach(in: span) { run, start in
-            guard run.attributes.contains(scope: .attachment) else { return true }
+        runTree.forEach(in: span, having: ScopeMask(.attachment)) { run, start in
             let runSpan = max(start, span.lowerBound)..<min(start + run.length, span.upperBound)
             var stretchStart: Int?
             for (index, unit) in units(in: runSpan).enumerated() {
@@ -239,20 +245,22 @@ extension TextStorage {
         }
     }
 
-    /// Only a paragraph with a run boundary inside it can disagree with its first character, so
-    /// the work is proportional to the runs, not to the paragraphs, in `span`.
+    /// Only a paragraph with a run boundary inside it, next to a run carrying paragraph attributes,
+    /// can disagree with its first character; the tree's scope summaries find those runs without
+    /// visiting the others, so the work is proportional to them, not to the text or the paragraphs.
     private func fixParagraphs(in span: Range<Int>) {
-        var boundaries: [Int] = []
-        var previous: Attributes?
-        runTree.forEach(in: span) { run, start in
-            let scoped = run.attributes.filtered(scope: .paragraph)
-            if let previous, previous != scoped, start > span.lowerBound { boundaries.append(start) }
-            previous = scoped
+        var candidates: [Int] = []
+        runTree.forEach(in: span, having: ScopeMask(.paragraph)) { run, start in
+            if start > span.lowerBound { candidates.append(start) }
+            if start + run.length < span.upperBound { candidates.append(start + run.length) }
             return true
         }
         var fixedUpTo = span.lowerBound
-        for boundary in boundaries where boundary >= fixedUpTo {
+        for boundary in candidates where boundary > fixedUpTo {
             if isParagraphSeparator(unit(at: boundary - 1)) { continue }
+            let before = runTree.element(containing: boundary - 1).element.attributes.filtered(scope: .paragraph)
+            let after = runTree.element(containing: boundary).element.attributes.filtered(scope: .paragraph)
+            if before == after { continue }
             let start = paragraphStart(boundary)
             let end = paragraphEnd(boundary)
             let first = runTree.element(containing: start).element.attributes.filtered(scope: .paragraph)

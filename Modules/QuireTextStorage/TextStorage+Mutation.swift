@@ -19,10 +19,11 @@ extension TextStorage {
         let inherited = AttributedText(string, attributes: inheritedAttributes(for: range))
         if isNativeCall {
             let status: TypingStatus = string.isEmpty ? .remove : .typing
-            let edit = NativeEdit(
-                range: range, replacement: inherited.settingAttributes(typingAttributes), status: status,
-                isComposition: false)
-            applyNative(edit, stored: inherited)
+            // The handler sees the attributes the text will end up with; building them costs a copy,
+            // so only when someone is listening.
+            let offered = nativeEditHandler == nil ? inherited : inherited.settingAttributes(typingAttributes)
+            applyNative(NativeEdit(range: range, replacement: offered, status: status, isComposition: false),
+                        stored: inherited)
         } else {
             applyReplacement(range, with: inherited, typed: false)
         }
@@ -75,8 +76,12 @@ extension TextStorage {
     func applyReplacement(_ range: NSRange, with replacement: AttributedText, typed: Bool) {
         beginEditing()
         let span = bounds(range)
-        text.replace(span, with: TextChunk.chunks(of: replacement.units, capacity: chunkCapacity))
-        runTree.replace(span, with: replacement.runLengths.map { RunElement(length: $0.length, attributes: $0.attributes) })
+        if !replaceInsideOneChunk(span, with: replacement.units) {
+            text.replace(span, with: TextChunk.chunks(of: replacement.units, capacity: chunkCapacity))
+        }
+        if !replaceInsideOneRun(span, with: replacement) {
+            runTree.replace(span, with: replacement.runLengths.map { RunElement(length: $0.length, attributes: $0.attributes) })
+        }
         var mask: EditActions = .characters
         if !replacement.runLengths.isEmpty { mask.insert(.attributes) }
         record(mask, range: range, changeInLength: replacement.length - range.length)
@@ -84,6 +89,46 @@ extension TextStorage {
             typedRanges.append(NSRange(location: range.location, length: replacement.length))
         }
         closeSession()
+    }
+
+    /// The element an edit of `span` can be done in: the one holding its first unit, or for an
+    /// insertion the one holding the unit before it (so appending at a chunk's end or the text's
+    /// end stays in place).
+    private func anchor(of span: Range<Int>) -> Int? {
+        if span.isEmpty { return span.lowerBound > 0 ? span.lowerBound - 1 : (length > 0 ? 0 : nil) }
+        return span.lowerBound
+    }
+
+    /// Typing's fast path: the edit fits inside one chunk, which stays within its capacity.
+    ///
+    /// - Complexity: O(log n + capacity).
+    private func replaceInsideOneChunk(_ span: Range<Int>, with units: [UInt16]) -> Bool {
+        guard let anchor = anchor(of: span) else { return false }
+        let capacity = chunkCapacity
+        return text.updateElement(containing: anchor) { chunk, start in
+            let local = span.lowerBound - start
+            let newCount = chunk.units.count - span.count + units.count
+            guard span.upperBound - start <= chunk.units.count, newCount >= 1, newCount <= capacity else { return false }
+            chunk.replace(local..<(local + span.count), with: units)
+            return true
+        }
+    }
+
+    /// Typing's fast path for runs: the edit lies inside one run and the new text (if any) has that
+    /// run's attributes, so only the run's length changes.
+    ///
+    /// - Complexity: O(log r).
+    private func replaceInsideOneRun(_ span: Range<Int>, with replacement: AttributedText) -> Bool {
+        guard replacement.runLengths.count <= 1, let anchor = anchor(of: span) else { return false }
+        let attributes = replacement.runLengths.first?.attributes
+        return runTree.updateElement(containing: anchor) { run, start in
+            let newLength = run.length - span.count + replacement.length
+            guard span.upperBound - start <= run.length, newLength > 0,
+                attributes == nil || attributes == run.attributes
+            else { return false }
+            run.length = newLength
+            return true
+        }
     }
 
     /// NSMutableAttributedString's rule for plain text replacing `range`.

@@ -202,19 +202,32 @@ public final class TextStorage {
         return result
     }
 
-    /// - Complexity: O(log n) expected.
+    /// The start of the paragraph holding `location`. Paragraphs are usually short, so the chunk
+    /// around `location` is scanned first; the separator counts in the tree answer the rest.
+    ///
+    /// - Complexity: O(log n + capacity) expected.
     func paragraphStart(_ location: Int) -> Int {
-        let before = text.breaks(before: location)
+        guard location > 0 else { return 0 }
+        let (chunk, start) = text.element(containing: location - 1)
+        if let index = chunk.units[..<(location - start)].lastIndex(where: isParagraphSeparator) {
+            return start + index + 1
+        }
+        let before = text.breaks(before: start)
         guard before > 0, let separator = text.offsetOfBreak(before) else { return 0 }
         return separator + 1
     }
 
     /// The end (after its separator) of the paragraph holding the unit at `location`.
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n + capacity) expected.
     func paragraphEnd(_ location: Int) -> Int {
         guard location < length else { return length }
-        guard let separator = text.offsetOfBreak(text.breaks(before: location) + 1) else { return length }
+        let (chunk, start) = text.element(containing: location)
+        if let index = chunk.units[(location - start)...].firstIndex(where: isParagraphSeparator) {
+            return start + index + 1
+        }
+        let chunkEnd = start + chunk.units.count
+        guard let separator = text.offsetOfBreak(text.breaks(before: chunkEnd) + 1) else { return length }
         return separator + 1
     }
 

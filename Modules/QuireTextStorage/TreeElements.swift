@@ -55,7 +55,18 @@ struct TextChunk: TreeElement {
     }
 
     func breaks(before offset: Int) -> Int {
-        units[..<offset].reduce(0) { $0 + (isParagraphSeparator($1) ? 1 : 0) }
+        if offset >= units.count { return breakCount }
+        return units[..<offset].reduce(0) { $0 + (isParagraphSeparator($1) ? 1 : 0) }
+    }
+
+    /// Replaces `range` of the chunk with `replacement`, keeping the separator count exact.
+    ///
+    /// - Complexity: O(capacity).
+    mutating func replace(_ range: Range<Int>, with replacement: [UInt16]) {
+        let removed = units[range].reduce(0) { $0 + (isParagraphSeparator($1) ? 1 : 0) }
+        let added = replacement.reduce(0) { $0 + (isParagraphSeparator($1) ? 1 : 0) }
+        units.replaceSubrange(range, with: replacement)
+        breakCount += added - removed
     }
 
     func offsetOfBreak(_ ordinal: Int) -> Int {
@@ -73,7 +84,7 @@ struct RunElement: TreeElement {
     var length: Int
     var attributes: Attributes
 
-    var summary: TreeSummary { TreeSummary(length: length, breaks: 0) }
+    var summary: TreeSummary { TreeSummary(length: length, breaks: 0, scopes: attributes.scopes) }
 
     func split(at offset: Int) -> (RunElement, RunElement) {
         (RunElement(length: offset, attributes: attributes), RunElement(length: length - offset, attributes: attributes))
