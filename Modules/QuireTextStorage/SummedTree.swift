@@ -21,6 +21,8 @@ protocol TreeElement {
     /// Rewrites a sequence of neighbouring elements into the canonical form (coalesced runs,
     /// chunks within their size bounds). Called on the few elements around an edit.
     static func normalize(_ elements: [Self]) -> [Self]
+    /// True when two neighbours must be normalized together (equal runs, underfull chunks).
+    static func needsJoin(_ left: Self, _ right: Self) -> Bool
     /// Paragraph separators in `0..<offset`.
     func breaks(before offset: Int) -> Int
     /// The offset of the `ordinal`-th (1-based) paragraph separator inside the element.
@@ -108,8 +110,9 @@ final class SummedTree<Element: TreeElement> {
         node.element = head
         node.right = nil
         node.update()
-        // The tail gets a fresh priority and is merged, so the heap order stays valid.
-        return (node, merge(Node(tail, priority: nextPriority()), right))
+        // The tail may end up under this node's parent (when this call split a left subtree), so
+        // its priority must not exceed this node's; a fresh one, capped, keeps shapes varied.
+        return (node, merge(Node(tail, priority: min(nextPriority(), node.priority)), right))
     }
 
     /// Concatenates two trees.
@@ -165,8 +168,8 @@ final class SummedTree<Element: TreeElement> {
 
     // MARK: Editing
 
-    /// Replaces the elements covering UTF-16 `range` with `elements`, then normalizes the
-    /// elements on both seams together with the new ones.
+    /// Replaces the elements covering UTF-16 `range` with `elements`, then normalizes the new
+    /// elements together with the neighbour on each seam when they need joining.
     ///
     /// - Complexity: O(log n + k) expected for k new elements (plus the cost of normalizing the
     ///   two neighbours, which are bounded in size).
@@ -177,16 +180,22 @@ final class SummedTree<Element: TreeElement> {
         var right = after
         var pieces: [Element] = []
         pieces.reserveCapacity(elements.count + 2)
-        if let tree = left {
+        // Peeking is a walk down one spine; cutting a neighbour out costs a split, so only when
+        // it has to join the new elements.
+        if let tree = left, let next = elements.first ?? right.map(firstElement) {
             let last = lastElement(tree)
-            left = split(tree, at: tree.summary.length - last.summary.length).0
-            pieces.append(last)
+            if Element.needsJoin(last, next) {
+                left = split(tree, at: tree.summary.length - last.summary.length).0
+                pieces.append(last)
+            }
         }
         pieces.append(contentsOf: elements)
-        if let tree = right {
+        if let tree = right, let previous = pieces.last ?? left.map(lastElement) {
             let first = firstElement(tree)
-            right = split(tree, at: first.summary.length).1
-            pieces.append(first)
+            if Element.needsJoin(previous, first) {
+                right = split(tree, at: first.summary.length).1
+                pieces.append(first)
+            }
         }
         root = merge(merge(left, build(Element.normalize(pieces))), right)
     }

@@ -274,8 +274,14 @@ extension TextStorage {
     /// - Complexity: O(log r + k) expected for k runs in `span`.
     func modifyRuns(in span: Range<Int>, _ transform: (Attributes) -> Attributes) {
         guard !span.isEmpty else { return }
-        let rewritten = runLengths(in: span).map { RunElement(length: $0.length, attributes: transform($0.attributes)) }
-        runTree.replace(span, with: rewritten)
+        var changed = false
+        let rewritten = runLengths(in: span).map { run in
+            let attributes = transform(run.attributes)
+            if attributes != run.attributes { changed = true }
+            return RunElement(length: run.length, attributes: attributes)
+        }
+        // Re-applying what is already there (bold on bold) must not restructure the tree.
+        if changed { runTree.replace(span, with: rewritten) }
     }
 
     // MARK: Observers

@@ -37,6 +37,13 @@ struct TextChunk: TreeElement {
         return chunks(of: all, capacity: capacity)
     }
 
+    /// Underfull chunks are joined with their neighbour and the pair re-cut evenly, which keeps
+    /// every chunk at least about half full.
+    static func needsJoin(_ left: TextChunk, _ right: TextChunk) -> Bool {
+        let half = left.capacity / 2
+        return left.units.count < half || right.units.count < half || left.units.count + right.units.count <= left.capacity
+    }
+
     /// Cuts `units` into chunks of nearly equal size, none above `capacity`.
     ///
     /// - Complexity: O(n).
@@ -88,6 +95,10 @@ struct RunElement: TreeElement {
 
     func split(at offset: Int) -> (RunElement, RunElement) {
         (RunElement(length: offset, attributes: attributes), RunElement(length: length - offset, attributes: attributes))
+    }
+
+    static func needsJoin(_ left: RunElement, _ right: RunElement) -> Bool {
+        left.attributes == right.attributes
     }
 
     /// Drops empty runs and coalesces neighbours with equal attributes, so runs stay maximal.

@@ -147,6 +147,7 @@ import Testing
             let runs: [AttributeRun]
             do { runs = try storage.runs(in: NSRange(location: 0, length: storage.length)) } catch { return "runs threw \(error)" }
             if runs != model.runs { return "runs \(runs) != \(model.runs)" }
+            if !storage.text.isConsistent || !storage.runTree.isConsistent { return "tree summaries or heap order broken" }
             guard var expected else { return received.isEmpty ? nil : "unexpected notification \(received)" }
             expected.origin = native ? .native : .controller
             guard received.count == 1 else { return "expected one notification, got \(received.count)" }
