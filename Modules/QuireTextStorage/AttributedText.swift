@@ -10,7 +10,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
     /// The UTF-16 units of `string`, kept because every offset in Quire is UTF-16.
     let units: [UInt16]
     /// Run lengths and attributes in order; their lengths add up to `length`.
-    let runLengths: [(length: Int, attributes: Attributes)]
+    let runLengths: [RunElement]
 
     /// The UTF-16 length.
     public var length: Int { units.count }
@@ -21,7 +21,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
     public init(_ string: String, attributes: Attributes = .empty) {
         self.string = string
         self.units = Array(string.utf16)
-        self.runLengths = units.isEmpty ? [] : [(units.count, attributes)]
+        self.runLengths = units.isEmpty ? [] : [RunElement(length: units.count, attributes: attributes)]
     }
 
     /// Text with explicit runs given as (UTF-16 length, attributes) pairs in order.
@@ -45,13 +45,13 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
         guard offset == units.count else { throw .runsDoNotCoverText(runsLength: offset, length: units.count) }
         self.string = string
         self.units = units
-        self.runLengths = AttributedText.normalized(runs)
+        self.runLengths = RunElement.normalize(runs.map { RunElement(length: $0.length, attributes: $0.attributes) })
     }
 
-    init(units: [UInt16], runs: [(length: Int, attributes: Attributes)]) {
+    init(units: [UInt16], runs: [RunElement]) {
         self.units = units
         self.string = String(decoding: units, as: UTF16.self)
-        self.runLengths = AttributedText.normalized(runs)
+        self.runLengths = RunElement.normalize(runs)
     }
 
     /// The runs with their ranges.
@@ -67,7 +67,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
 
     /// The text with every run's attributes replaced by `attributes`.
     public func settingAttributes(_ attributes: Attributes) -> AttributedText {
-        AttributedText(units: units, runs: units.isEmpty ? [] : [(units.count, attributes)])
+        AttributedText(units: units, runs: [RunElement(length: units.count, attributes: attributes)])
     }
 
     public static func == (lhs: AttributedText, rhs: AttributedText) -> Bool {
@@ -84,19 +84,5 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
             let slice = units[run.range.location..<(run.range.location + run.range.length)]
             return "\(String(decoding: slice, as: UTF16.self).debugDescription)\(run.attributes)"
         }.joined(separator: " ")
-    }
-
-    /// Drops empty runs and coalesces neighbours with equal attributes.
-    static func normalized(_ runs: [(length: Int, attributes: Attributes)]) -> [(length: Int, attributes: Attributes)] {
-        var result: [(length: Int, attributes: Attributes)] = []
-        result.reserveCapacity(runs.count)
-        for run in runs where run.length > 0 {
-            if let last = result.last, last.attributes == run.attributes {
-                result[result.count - 1].length += run.length
-            } else {
-                result.append(run)
-            }
-        }
-        return result
     }
 }

@@ -1,3 +1,21 @@
+/// SplitMix64: a tiny, well-mixed, seedable generator. Treap priorities come from it so that tree
+/// shapes (and timings) are reproducible; the tests seed their random walks with it too.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 /// What a subtree adds up to: its UTF-16 length, how many paragraph separators it holds (which
 /// makes paragraph boundaries an O(log n) lookup instead of a scan) and which attribute scopes
 /// occur in it (which lets `fixAttributes` skip subtrees without paragraph or attachment runs).
@@ -66,7 +84,7 @@ final class SummedTree<Element: TreeElement> {
     typealias Node = TreeNode<Element>
 
     private(set) var root: Node?
-    private var seed: UInt64 = 0x5EED_0F_9E1D
+    private var priorities = SplitMix64(seed: 0x5EED_0F_9E1D)
 
     init() {}
 
@@ -76,11 +94,7 @@ final class SummedTree<Element: TreeElement> {
     var summary: TreeSummary { root?.summary ?? .zero }
 
     private func nextPriority() -> UInt64 {
-        seed &+= 0x9E37_79B9_7F4A_7C15
-        var z = seed
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        priorities.next()
     }
 
     // MARK: Structure

@@ -80,7 +80,7 @@ extension TextStorage {
             text.replace(span, with: TextChunk.chunks(of: replacement.units, capacity: chunkCapacity))
         }
         if !replaceInsideOneRun(span, with: replacement) {
-            runTree.replace(span, with: replacement.runLengths.map { RunElement(length: $0.length, attributes: $0.attributes) })
+            runTree.replace(span, with: replacement.runLengths)
         }
         var mask: EditActions = .characters
         if !replacement.runLengths.isEmpty { mask.insert(.attributes) }

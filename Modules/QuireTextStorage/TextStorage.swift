@@ -82,7 +82,7 @@ public final class TextStorage {
         text = SummedTree()
         runTree = SummedTree()
         text.reset(TextChunk.chunks(of: content.units, capacity: chunkCapacity))
-        runTree.reset(content.runLengths.map { RunElement(length: $0.length, attributes: $0.attributes) })
+        runTree.reset(content.runLengths)
     }
 
     // MARK: Reading
@@ -192,11 +192,11 @@ public final class TextStorage {
     }
 
     /// - Complexity: O(log r + k).
-    func runLengths(in span: Range<Int>) -> [(length: Int, attributes: Attributes)] {
-        var result: [(length: Int, attributes: Attributes)] = []
+    func runLengths(in span: Range<Int>) -> [RunElement] {
+        var result: [RunElement] = []
         runTree.forEach(in: span) { run, start in
             let clipped = min(span.upperBound, start + run.length) - max(span.lowerBound, start)
-            result.append((clipped, run.attributes))
+            result.append(RunElement(length: clipped, attributes: run.attributes))
             return true
         }
         return result

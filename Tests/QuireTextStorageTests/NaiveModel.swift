@@ -136,7 +136,7 @@ struct NaiveModel {
             case .marker:
                 first = first ?? offset
                 last = max(last, offset)
-            case let .unit(unit, attributes, dirty, typed):
+            case let .unit(unit, _, dirty, typed):
                 if dirty {
                     first = first ?? offset
                     last = max(last, offset + 1)
