@@ -70,15 +70,18 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
         AttributedText(units: units, runs: [RunElement(length: units.count, attributes: attributes)])
     }
 
+    /// Equal text and equal runs.
     public static func == (lhs: AttributedText, rhs: AttributedText) -> Bool {
         lhs.units == rhs.units && lhs.runs == rhs.runs
     }
 
+    /// Hashes the text and the runs.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(units)
         hasher.combine(runs)
     }
 
+    /// Each run's text followed by its attributes, for logs and test failures.
     public var description: String {
         runs.map { run in
             let slice = units[run.range.location..<(run.range.location + run.range.length)]

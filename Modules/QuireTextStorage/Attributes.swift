@@ -29,16 +29,26 @@ public struct AttributeKey: Sendable, Hashable, CustomStringConvertible {
         self.scope = scope
     }
 
+    /// The name.
     public var description: String { name }
 
+    /// Bold text (character scope).
     public static let bold = AttributeKey("bold")
+    /// Italic text (character scope).
     public static let italic = AttributeKey("italic")
+    /// Underlined text (character scope).
     public static let underline = AttributeKey("underline")
+    /// Struck-through text (character scope).
     public static let strikethrough = AttributeKey("strikethrough")
+    /// Inline code (character scope).
     public static let code = AttributeKey("code")
+    /// A font description, for example a record of family and size (character scope).
     public static let font = AttributeKey("font")
+    /// The text colour, for example a hex string (character scope).
     public static let foregroundColor = AttributeKey("foregroundColor")
+    /// The highlight colour (character scope).
     public static let backgroundColor = AttributeKey("backgroundColor")
+    /// A link target, usually a URL string (character scope).
     public static let link = AttributeKey("link")
     /// Paragraph-level: the style of the paragraph (alignment, indentation, heading level …).
     public static let paragraphStyle = AttributeKey("paragraphStyle", scope: .paragraph)
@@ -49,20 +59,30 @@ public struct AttributeKey: Sendable, Hashable, CustomStringConvertible {
 /// An attribute value: a small closed set of Sendable, Hashable shapes instead of `Any`, so that
 /// runs can be compared and coalesced and storages can be checked for equality.
 public indirect enum AttributeValue: Sendable, Hashable {
+    /// A flag such as bold.
     case bool(Bool)
+    /// A whole number such as a heading level.
     case int(Int)
+    /// A measurement such as a font size.
     case double(Double)
+    /// Text such as a URL, a colour or an attachment identifier.
     case string(String)
+    /// An ordered list of values.
     case list([AttributeValue])
+    /// Named values, for structured attributes such as a paragraph style.
     case record([String: AttributeValue])
 }
 
 extension AttributeValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral
 {
+    /// `true` and `false` become `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Integer literals become `.int`.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// Floating-point literals become `.double`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// String literals become `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
@@ -82,6 +102,7 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
         self.scopes = Self.scopes(of: values)
     }
 
+    /// Creates attributes from a literal; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (AttributeKey, AttributeValue)...) {
         self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
@@ -93,7 +114,9 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
     /// No attributes at all.
     public static let empty = Attributes()
 
+    /// True when there are no attributes.
     public var isEmpty: Bool { values.isEmpty }
+    /// The number of keys.
     public var count: Int { values.count }
 
     /// The value for `key`, or nil. Setting nil removes the key.
@@ -134,6 +157,7 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
         return Attributes(result)
     }
 
+    /// The attributes sorted by key name, for logs and test failures.
     public var description: String {
         let parts = values.sorted { $0.key.name < $1.key.name }.map { "\($0.key.name): \($0.value)" }
         return "[" + parts.joined(separator: ", ") + "]"
@@ -162,6 +186,7 @@ public struct AttributeRun: Sendable, Hashable {
     /// The attributes of every unit in the run.
     public var attributes: Attributes
 
+    /// Creates a run.
     public init(range: NSRange, attributes: Attributes) {
         self.range = range
         self.attributes = attributes

@@ -2,7 +2,9 @@ import Foundation
 
 /// What an edit changed, as in NSTextStorage's `EditActions`.
 public struct EditActions: OptionSet, Sendable, Hashable {
+    /// The bits.
     public let rawValue: Int
+    /// Creates a set from its bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Characters were replaced, inserted or deleted.
@@ -47,6 +49,7 @@ public struct TextStorageChange: Sendable, Hashable {
     /// The typing status of the last native edit of the session.
     public var typingStatus: TypingStatus
 
+    /// Creates a change report (observers receive them; tests and adapters build expected ones).
     public init(
         editedMask: EditActions, editedRange: NSRange, changeInLength: Int, invalidatedRange: NSRange,
         origin: EditOrigin, typingStatus: TypingStatus
@@ -72,6 +75,7 @@ public struct NativeEdit: Sendable, Hashable {
     /// True for marked (IME) text.
     public var isComposition: Bool
 
+    /// Creates a native edit description.
     public init(range: NSRange, replacement: AttributedText, status: TypingStatus, isComposition: Bool) {
         self.range = range
         self.replacement = replacement
@@ -99,7 +103,9 @@ public protocol TextStorageDelegate: AnyObject {
 }
 
 extension TextStorageDelegate {
+    /// Does nothing.
     public func textStorageWillProcessEditing(_ storage: TextStorage) {}
+    /// Does nothing.
     public func textStorageDidProcessEditing(_ storage: TextStorage) {}
 }
 

@@ -18,6 +18,7 @@ public enum TextStorageError: Error, Sendable, Hashable, CustomStringConvertible
     /// only attribute changes are allowed there (as in NSTextStorage). `range` is the refused edit.
     case characterEditAfterProcessing(range: NSRange)
 
+    /// What went wrong and where, in words.
     public var description: String {
         switch self {
         case let .rangeOutOfBounds(range, length):
