@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import QuireTextStorage
+@testable import QuireTextStorage
 
 /// IME composition: marked text replaces the marked range, keeps the selection inside it, and is
 /// committed with the typing attributes in force.
@@ -145,5 +145,59 @@ import QuireTextStorage
         #expect(storage.markedRange == range(4, 1))
         #expect(storage.selectedRange == range(5, 0))
         #expect(try storage.substring(in: storage.markedRange!) == "か")
+    }
+}
+
+/// Random compositions over text full of multi-unit clusters: the caret always sits on a grapheme
+/// boundary of the marked string, the marked range always holds exactly the last marked string,
+/// and text outside the replaced range is never touched. (The caret is not required to be on a
+/// boundary of the whole text: conjoining jamo such as ᄀ legitimately form one cluster with the
+/// committed jamo before them.)
+@Suite struct RandomCompositionTests {
+    static let pieces = ["a", "é", "e\u{301}", "👍", "👍🏽", "🇯🇵", "👩‍👩‍👧", "한", "ᄀ", "か", " "]
+
+    static func boundaries(_ string: String) -> Set<Int> {
+        var result: Set<Int> = [0]
+        var offset = 0
+        for character in string {
+            offset += character.utf16.count
+            result.insert(offset)
+        }
+        return result
+    }
+
+    @Test("Seeded random compositions keep the caret on cluster boundaries and leave other text alone",
+          arguments: [UInt64(3), 4, 5])
+    func randomCompositions(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let storage = TextStorage(AttributedText("start 👍🏽 end"), chunkCapacity: 8)
+        for _ in 0..<400 {
+            if storage.isComposing, Int.random(in: 0..<4, using: &rng) == 0 {
+                storage.unmarkText()
+            }
+            if !storage.isComposing {
+                let caret = Self.boundaries(storage.string).sorted().randomElement(using: &rng)!
+                try storage.setSelectedRange(range(caret, 0))
+            }
+            let marked = (0..<Int.random(in: 0...3, using: &rng)).map { _ in Self.pieces.randomElement(using: &rng)! }.joined()
+            let caret = Int.random(in: 0...marked.utf16.count, using: &rng)
+            let before = Array(storage.string.utf16)
+            let target = storage.markedRange ?? storage.selectedRange
+            try storage.setMarkedText(marked, selectedRange: range(caret, 0))
+
+            let after = Array(storage.string.utf16)
+            #expect(after.prefix(target.location) == before.prefix(target.location))
+            #expect(after.suffix(before.count - target.location - target.length)
+                == before.suffix(before.count - target.location - target.length))
+            let selection = storage.selectedRange
+            #expect(selection.length == 0)
+            #expect(Self.boundaries(marked).contains(selection.location - target.location))
+            if let markedRange = storage.markedRange {
+                #expect(markedRange.location == target.location)
+                #expect(try storage.substring(in: markedRange) == marked)
+            } else {
+                #expect(marked.isEmpty)
+            }
+        }
     }
 }
