@@ -263,22 +263,37 @@ func attributeSection() -> [[String]] {
     return rows
 }
 
-/// The same kind of edits at three sizes; setup time is measured apart and subtracted.
+/// The same kinds of operations at three sizes; setup time is measured apart and subtracted.
 func scalingSection() {
+    /// Seconds per operation of `apply` on a fresh structure, best of three, setup excluded.
+    func perOperation(_ count: Int, setup: () -> Void, _ run: () -> Void) -> Double {
+        let total = Bench.best(of: 3, run)
+        let setupTime = Bench.best(of: 3, setup)
+        return max(0, total - setupTime) / Double(count)
+    }
     var rows: [[String]] = []
     for size in [10_000, 100_000, million] {
-        let edits = makeCharacterEdits(count: 20_000, startLength: size, seed: 23)
         let base = String(text.utf16.prefix(size))!
-        let quire = Bench.best(of: 3) { applyQuire(edits, to: TextStorage(base)) }
-        let setup = Bench.best(of: 3) { _ = TextStorage(base) }
-        let foundation = Bench.best(of: 3) { applyFoundation(edits, to: NSMutableAttributedString(string: base)) }
-        let foundationSetup = Bench.best(of: 3) { _ = NSMutableAttributedString(string: base) }
-        let quireOp = max(0, quire - setup) / Double(edits.count)
-        let foundationOp = max(0, foundation - foundationSetup) / Double(edits.count)
-        rows.append(["\(size)", Bench.format(quireOp), Bench.format(foundationOp),
-                     String(format: "%.1f×", foundationOp / quireOp)])
+        let edits = makeCharacterEdits(count: 20_000, startLength: size, seed: 23)
+        let quireEdit = perOperation(edits.count, setup: { _ = TextStorage(base) }) {
+            applyQuire(edits, to: TextStorage(base))
+        }
+        let foundationEdit = perOperation(edits.count, setup: { _ = NSMutableAttributedString(string: base) }) {
+            applyFoundation(edits, to: NSMutableAttributedString(string: base))
+        }
+        let styles = makeAttributeEdits(count: 5_000, length: size, maxSpan: 100, seed: 29)
+        let quireStyle = perOperation(styles.count, setup: { _ = TextStorage(base) }) {
+            applyQuire(styles, to: TextStorage(base))
+        }
+        let foundationStyle = perOperation(styles.count, setup: { _ = NSMutableAttributedString(string: base) }) {
+            applyFoundation(styles, to: NSMutableAttributedString(string: base))
+        }
+        rows.append(["\(size)", Bench.format(quireEdit), Bench.format(foundationEdit),
+                     String(format: "%.1f×", foundationEdit / quireEdit), Bench.format(quireStyle),
+                     Bench.format(foundationStyle), String(format: "%.1f×", foundationStyle / quireStyle)])
     }
-    Bench.table(["units", "Quire per edit", "Foundation per edit", "Quire speed-up"], rows)
+    Bench.table(["units", "Quire char edit", "Foundation char edit", "speed-up",
+                 "Quire addAttribute (span ≤ 100)", "Foundation addAttribute", "speed-up"], rows)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
