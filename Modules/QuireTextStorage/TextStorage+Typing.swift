@@ -50,7 +50,9 @@ extension TextStorage {
     /// Replaces the marked text (or the selection when nothing is marked) with `string`, marks it,
     /// and puts the selection at `selectedRange` inside it (relative to its start, widened to
     /// grapheme boundaries so that the caret never sits inside a cluster). The composed text is
-    /// typing: it gets the typing attributes. An empty `string` ends composition.
+    /// typing: it gets the typing attributes. An empty `string` ends composition. Like every native
+    /// edit it is offered to the native-edit handler first; a handler that takes it over must put
+    /// the composed text at the same place, because the marked range and selection are set there.
     ///
     /// - Throws: `TextStorageError.rangeOutOfBounds` (also when `selectedRange` does not fit in
     ///   `string`), `.splitsSurrogatePair`, `.splitsGraphemeCluster` when the selection to be
@@ -71,13 +73,20 @@ extension TextStorage {
         let inner = Self.snapToGraphemes(selection, in: string)
         beginEditing()
         defer { closeSession() }
-        let status: TypingStatus = string.isEmpty ? .remove : .typing
-        applyNative(NativeEdit(range: target, replacement: composed, status: status, isComposition: true), stored: composed)
+        if isNativeCall {
+            let status: TypingStatus = string.isEmpty ? .remove : .typing
+            applyNative(NativeEdit(range: target, replacement: composed, status: status, isComposition: true), stored: composed)
+        } else {
+            // An engine replaying a composition (or a hook) must not loop back into the handler.
+            applyReplacement(target, with: composed, typed: false)
+        }
         markedRange = string.isEmpty ? nil : NSRange(location: target.location, length: composed.length)
         selectedRange = NSRange(location: target.location + inner.location, length: inner.length)
     }
 
-    /// Ends composition, committing the marked text with the typing attributes in force.
+    /// Ends composition, committing the marked text with the typing attributes in force. The text
+    /// is already in place, so only attributes change; this is the storage's own write (it is not
+    /// offered to the native-edit handler and no typing-status rule can drop it).
     ///
     /// - Complexity: O(log n) expected.
     public func unmarkText() {

@@ -38,7 +38,9 @@ public final class TextStorage {
     // Modes and typing.
     /// Who the next edit comes from. `.native` unless inside `performControllerEdit`.
     public internal(set) var mode = EditOrigin.native
-    /// Receives native edits before they are applied; see `NativeEditResolution`.
+    /// Receives native edits before they are applied; see `NativeEditResolution`. A handler that
+    /// takes an edit over must write through `performControllerEdit`: a native write from inside
+    /// the handler would be routed to it again.
     public var nativeEditHandler: ((NativeEdit) -> NativeEditResolution)?
     /// The status of the native edit in progress; `.none` between sessions.
     public internal(set) var typingStatus = TypingStatus.none

@@ -201,3 +201,25 @@ import Testing
         }
     }
 }
+
+@Suite struct CompositionRoutingTests {
+    @Test("Native composition is offered to the handler; a controller composition is not")
+    func compositionRouting() throws {
+        let storage = TextStorage("")
+        storage.setTypingAttributes([.bold: true])
+        var offered: [NativeEdit] = []
+        storage.nativeEditHandler = { edit in
+            offered.append(edit)
+            return .applyNatively
+        }
+        try storage.setMarkedText("か", selectedRange: range(1, 0))
+        try storage.performControllerEdit { storage throws(TextStorageError) in
+            try storage.setMarkedText("かな", selectedRange: range(2, 0))
+        }
+        #expect(offered == [NativeEdit(range: range(0, 0), replacement: AttributedText("か", attributes: [.bold: true]),
+                                       status: .typing, isComposition: true)])
+        #expect(storage.string == "かな")
+        #expect(storage.markedRange == range(0, 2))
+        #expect(try storage.attributes(at: 0) == ([.bold: true], range(0, 2)))
+    }
+}
