@@ -52,7 +52,9 @@ extension TextStorage {
 
     /// Records that characters in `range` (pre-edit coordinates) changed and the length changed by
     /// `changeInLength`, as NSTextStorage's `edited(_:range:changeInLength:)`. The storage calls it
-    /// for its own mutations; call it directly only to report a change made behind its back.
+    /// for its own mutations; call it directly (usually with `.attributes` and no length change) to
+    /// make observers process a range again, for example after a theme changed what an attribute
+    /// looks like.
     ///
     /// - Throws: `TextStorageError.rangeOutOfBounds` when `range` does not fit the pre-edit text or
     ///   `range.length + changeInLength` is negative.
