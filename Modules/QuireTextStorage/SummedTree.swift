@@ -241,6 +241,31 @@ final class SummedTree<Element: TreeElement> {
         return changed
     }
 
+    /// Replaces `range`, which must lie strictly inside one element accepted by `accepts`, with
+    /// `middle`: the element keeps its head in place, and `middle` and the element's tail are
+    /// inserted after it. `middle` must not need joining with either (the caller knows: for runs,
+    /// its attributes differ). Returns false, with the tree untouched, when the conditions fail.
+    /// Cheaper than `replace` because both cuts land on element boundaries (no split element to
+    /// merge back) and no seam needs normalizing.
+    ///
+    /// - Complexity: O(log n + k) expected for k elements in `middle`.
+    func replaceInsideElement(_ range: Range<Int>, with middle: [Element], if accepts: (Element) -> Bool) -> Bool {
+        var tail: Element?
+        let shrunk = updateElement(containing: range.lowerBound) { element, start in
+            guard range.lowerBound > start, range.upperBound < start + element.summary.length, accepts(element) else {
+                return false
+            }
+            let (head, rest) = element.split(at: range.lowerBound - start)
+            tail = rest.split(at: range.count).1
+            element = head
+            return true
+        }
+        guard shrunk, let tail else { return false }
+        let (left, right) = split(root, at: range.lowerBound)
+        root = merge(merge(left, build(middle + [tail])), right)
+        return true
+    }
+
     /// Replaces every element with `elements`, which must already be in normalized form (they are
     /// not re-normalized: for text that would copy every unit once more).
     ///

@@ -283,7 +283,9 @@ extension TextStorage {
             return RunElement(length: run.length, attributes: attributes)
         }
         // Re-applying what is already there (bold on bold) must not restructure the tree.
-        if changed { runTree.replace(span, with: rewritten) }
+        guard changed else { return }
+        if rewritten.count == 1, runTree.replaceInsideElement(span, with: rewritten, if: { _ in true }) { return }
+        runTree.replace(span, with: rewritten)
     }
 
     // MARK: Observers

@@ -160,7 +160,10 @@ extension TextStorage {
     @discardableResult
     public func setAttributes(_ attributes: Attributes, range: NSRange) throws(TextStorageError) -> Bool {
         try writeAttributes(range) {
-            runTree.replace(bounds(range), with: [RunElement(length: range.length, attributes: attributes)])
+            let run = RunElement(length: range.length, attributes: attributes)
+            if !runTree.replaceInsideElement(bounds(range), with: [run], if: { $0.attributes != attributes }) {
+                runTree.replace(bounds(range), with: [run])
+            }
         }
     }
 
