@@ -52,12 +52,17 @@ extension TreeElement {
     func offsetOfBreak(_ ordinal: Int) -> Int { preconditionFailure("element holds no paragraph separators") }
 }
 
+/// A treap node. Its fields opt out of dynamic exclusivity checking: on the typing path those
+/// checks cost about as much as the tree walk itself, and they cannot fire here, because nodes are
+/// private to one `SummedTree`, every access is a short synchronous read or write inside its
+/// methods, and no access to a node's field is ever held open across a call that reaches the
+/// same field.
 final class TreeNode<Element: TreeElement> {
-    var element: Element
-    var summary: TreeSummary
+    @exclusivity(unchecked) var element: Element
+    @exclusivity(unchecked) var summary: TreeSummary
     let priority: UInt64
-    var left: TreeNode?
-    var right: TreeNode?
+    @exclusivity(unchecked) var left: TreeNode?
+    @exclusivity(unchecked) var right: TreeNode?
 
     init(_ element: Element, priority: UInt64) {
         self.element = element
@@ -83,8 +88,9 @@ final class TreeNode<Element: TreeElement> {
 final class SummedTree<Element: TreeElement> {
     typealias Node = TreeNode<Element>
 
-    private(set) var root: Node?
-    private var priorities = SplitMix64(seed: 0x5EED_0F_9E1D)
+    // Unchecked for the same reason as the node fields.
+    @exclusivity(unchecked) private(set) var root: Node?
+    @exclusivity(unchecked) private var priorities = SplitMix64(seed: 0x5EED_0F_9E1D)
 
     init() {}
 
@@ -216,7 +222,8 @@ final class SummedTree<Element: TreeElement> {
 
     /// Lets `mutate` change the element containing UTF-16 `offset` in place, given the offset
     /// where that element starts; when it returns true the summaries on the path are refreshed.
-    /// `mutate` must leave the element untouched when it returns false (then so is the tree).
+    /// `mutate` must leave the element untouched when it returns false (then so is the tree), and
+    /// must not reach this tree: the element is being modified in place while it runs.
     /// The fast path for edits that stay inside one element: no split, no merge, no allocation.
     ///
     /// - Complexity: O(log n) expected, plus the cost of `mutate`.

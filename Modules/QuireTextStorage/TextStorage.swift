@@ -20,43 +20,48 @@ public final class TextStorage {
     let runTree: SummedTree<RunElement>
     let chunkCapacity: Int
 
+    // The mutable state below opts out of dynamic exclusivity checking, which costs about a fifth
+    // of a keystroke otherwise. It cannot fire: every access is a short synchronous read or write
+    // (none is passed inout or held across a call into a handler, hook or observer). The one
+    // property others may set, `nativeEditHandler`, keeps its checks.
+
     // Session state.
-    var editCount = 0
-    var phase = Phase.idle
+    @exclusivity(unchecked) var editCount = 0
+    @exclusivity(unchecked) var phase = Phase.idle
     /// The edit actions accumulated in the current session.
-    public internal(set) var editedMask: EditActions = []
+    @exclusivity(unchecked) public internal(set) var editedMask: EditActions = []
     /// The range changed in the current session, in post-edit coordinates; location `NSNotFound`
     /// when nothing was edited (as in NSTextStorage).
-    public internal(set) var editedRange = NSRange(location: NSNotFound, length: 0)
+    @exclusivity(unchecked) public internal(set) var editedRange = NSRange(location: NSNotFound, length: 0)
     /// The sum of the length changes in the current session.
-    public internal(set) var changeInLength = 0
-    var sessionHasNativeEdit = false
+    @exclusivity(unchecked) public internal(set) var changeInLength = 0
+    @exclusivity(unchecked) var sessionHasNativeEdit = false
     /// Characters typed or composed in this session (precise, mapped through later edits); they
     /// receive the typing attributes in `processEditing`.
-    var typedRanges: [NSRange] = []
+    @exclusivity(unchecked) var typedRanges: [NSRange] = []
 
     // Modes and typing.
     /// Who the next edit comes from. `.native` unless inside `performControllerEdit`.
-    public internal(set) var mode = EditOrigin.native
+    @exclusivity(unchecked) public internal(set) var mode = EditOrigin.native
     /// Receives native edits before they are applied; see `NativeEditResolution`. A handler that
     /// takes an edit over must write through `performControllerEdit`: a native write from inside
     /// the handler would be routed to it again.
     public var nativeEditHandler: ((NativeEdit) -> NativeEditResolution)?
     /// The status of the native edit in progress; `.none` between sessions.
-    public internal(set) var typingStatus = TypingStatus.none
+    @exclusivity(unchecked) public internal(set) var typingStatus = TypingStatus.none
     /// The attributes the next typed or composed characters get.
-    public internal(set) var typingAttributes = Attributes.empty
+    @exclusivity(unchecked) public internal(set) var typingAttributes = Attributes.empty
     /// True when typing attributes were set explicitly and the caret has not moved since.
-    public internal(set) var typingAttributesAreExplicit = false
+    @exclusivity(unchecked) public internal(set) var typingAttributesAreExplicit = false
     /// The view's selection, mapped through every edit.
-    public internal(set) var selectedRange = NSRange(location: 0, length: 0)
+    @exclusivity(unchecked) public internal(set) var selectedRange = NSRange(location: 0, length: 0)
     /// The range of marked (IME) text, nil when nothing is being composed.
-    public internal(set) var markedRange: NSRange?
+    @exclusivity(unchecked) public internal(set) var markedRange: NSRange?
 
     /// Hooks run during `processEditing`.
     public weak var delegate: (any TextStorageDelegate)?
-    var observers: [(id: Int, block: (TextStorageChange) -> Void)] = []
-    var nextObserverID = 0
+    @exclusivity(unchecked) var observers: [(id: Int, block: (TextStorageChange) -> Void)] = []
+    @exclusivity(unchecked) var nextObserverID = 0
 
     enum Phase {
         case idle, willProcess, fixing, didProcess
