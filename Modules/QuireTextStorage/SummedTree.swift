@@ -70,6 +70,9 @@ final class TreeNode<Element: TreeElement> {
         self.priority = priority
     }
 
+    /// Recomputes the cached summary from the children's.
+    ///
+    /// - Complexity: O(1).
     func update() {
         summary = (left?.summary ?? .zero) + element.summary + (right?.summary ?? .zero)
     }
@@ -99,6 +102,7 @@ final class SummedTree<Element: TreeElement> {
     /// - Complexity: O(1).
     var summary: TreeSummary { root?.summary ?? .zero }
 
+    /// - Complexity: O(1).
     private func nextPriority() -> UInt64 {
         priorities.next()
     }
@@ -174,12 +178,18 @@ final class SummedTree<Element: TreeElement> {
         return spine.first
     }
 
+    /// The last element of the subtree, found down its right spine.
+    ///
+    /// - Complexity: O(log n) expected.
     private func lastElement(_ node: Node) -> Element {
         var node = node
         while let right = node.right { node = right }
         return node.element
     }
 
+    /// The first element of the subtree, found down its left spine.
+    ///
+    /// - Complexity: O(log n) expected.
     private func firstElement(_ node: Node) -> Element {
         var node = node
         while let left = node.left { node = left }

@@ -71,6 +71,8 @@ extension TextStorage {
     }
 
     /// Accumulates an edit into the session and maps every tracked range through it.
+    ///
+    /// - Complexity: O(t) for t typed ranges pending in the session.
     func record(_ mask: EditActions, range: NSRange, changeInLength delta: Int) {
         editedMask.formUnion(mask)
         let replacement = NSRange(location: range.location, length: range.length + delta)
@@ -96,6 +98,9 @@ extension TextStorage {
         }
     }
 
+    /// The smallest range covering both.
+    ///
+    /// - Complexity: O(1).
     func union(_ a: NSRange, _ b: NSRange) -> NSRange {
         let start = min(a.location, b.location)
         return NSRange(location: start, length: max(a.location + a.length, b.location + b.length) - start)
@@ -103,6 +108,8 @@ extension TextStorage {
 
     /// Maps a span through a replacement so that it still covers what it covered, widened to the
     /// replacement where they overlap.
+    ///
+    /// - Complexity: O(1).
     func mapSpan(_ span: NSRange, through range: NSRange, delta: Int) -> NSRange {
         let rangeEnd = range.location + range.length
         let spanEnd = span.location + span.length
@@ -127,6 +134,8 @@ extension TextStorage {
 
     /// Maps a caret offset: inside the replaced range it moves to the end of the replacement, at
     /// an insertion point it moves past the inserted text (as a text view's caret does).
+    ///
+    /// - Complexity: O(1).
     func mapOffset(_ offset: Int, through range: NSRange, delta: Int) -> Int {
         let rangeEnd = range.location + range.length
         if offset < range.location { return offset }
@@ -136,6 +145,8 @@ extension TextStorage {
 
     /// The parts of `span` whose characters survive the replacement, in post-edit coordinates:
     /// what lies before the replaced range and what lies after it, never the new text.
+    ///
+    /// - Complexity: O(1).
     func survivors(of span: NSRange, through range: NSRange, delta: Int) -> [NSRange] {
         let spanEnd = span.location + span.length
         let rangeEnd = range.location + range.length
@@ -218,6 +229,9 @@ extension TextStorage {
         fixAttributesUnchecked(in: paragraphs(around: range))
     }
 
+    /// `fixAttributes` for a range already known to be valid and paragraph-aligned.
+    ///
+    /// - Complexity: as `fixAttributes(in:)`.
     func fixAttributesUnchecked(in range: NSRange) {
         let span = bounds(range)
         guard !span.isEmpty else { return }
@@ -225,6 +239,10 @@ extension TextStorage {
         fixParagraphs(in: span)
     }
 
+    /// Removes attachment-scoped attributes from every unit in `span` that is not U+FFFC.
+    ///
+    /// - Complexity: O((a + 1) log r) to find the a runs with attachment attributes, plus their
+    ///   length, plus O(log r) per stretch rewritten.
     private func fixAttachments(in span: Range<Int>) {
         var misplaced: [Range<Int>] = []
         runTree.forEach(in: span, having: ScopeMask(.attachment)) { run, start in
@@ -250,6 +268,9 @@ extension TextStorage {
     /// Only a paragraph with a run boundary inside it, next to a run carrying paragraph attributes,
     /// can disagree with its first character; the tree's scope summaries find those runs without
     /// visiting the others, so the work is proportional to them, not to the text or the paragraphs.
+    ///
+    /// - Complexity: O((p + 1) log n) for p runs with paragraph attributes in `span`, plus the
+    ///   runs of the paragraphs rewritten.
     private func fixParagraphs(in span: Range<Int>) {
         var candidates: [Int] = []
         runTree.forEach(in: span, having: ScopeMask(.paragraph)) { run, start in

@@ -58,12 +58,17 @@ extension TextStorage {
     /// Native calls made by the view outside processing; edits made by hooks are the engine's.
     var isNativeCall: Bool { mode == .native && phase == .idle }
 
+    /// `validate`, and no character edits once attributes were fixed.
+    ///
+    /// - Complexity: O(log n) expected.
     func validateCharacterEdit(_ range: NSRange) throws(TextStorageError) {
         try validate(range)
         if phase == .didProcess || phase == .fixing { throw .characterEditAfterProcessing(range: range) }
     }
 
     /// Offers a native edit to the handler and applies it unless the handler took it over.
+    ///
+    /// - Complexity: as `applyReplacement`, plus the handler.
     func applyNative(_ edit: NativeEdit, stored: AttributedText) {
         if let handler = nativeEditHandler, handler(edit) == .handled { return }
         typingStatus = edit.status
@@ -94,6 +99,8 @@ extension TextStorage {
     /// The element an edit of `span` can be done in: the one holding its first unit, or for an
     /// insertion the one holding the unit before it (so appending at a chunk's end or the text's
     /// end stays in place).
+    ///
+    /// - Complexity: O(1).
     private func anchor(of span: Range<Int>) -> Int? {
         if span.isEmpty { return span.lowerBound > 0 ? span.lowerBound - 1 : (length > 0 ? 0 : nil) }
         return span.lowerBound
@@ -199,6 +206,8 @@ extension TextStorage {
     }
 
     /// Validates, applies the typing-status rule, and records an attribute write.
+    ///
+    /// - Complexity: O(log n) plus `write` and `processEditing` when outside a session.
     private func writeAttributes(_ range: NSRange, _ write: () -> Void) throws(TextStorageError) -> Bool {
         try validate(range)
         if isNativeCall, typingStatus != .typing, typingStatus != .paste { return false }

@@ -177,6 +177,7 @@ public final class TextStorage {
 
     // MARK: Internal reading
 
+    /// - Complexity: O(1).
     func bounds(_ range: NSRange) -> Range<Int> { range.location..<(range.location + range.length) }
 
     /// - Complexity: O(log n) expected.

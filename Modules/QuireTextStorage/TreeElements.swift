@@ -21,12 +21,15 @@ struct TextChunk: TreeElement {
 
     var summary: TreeSummary { TreeSummary(length: units.count, breaks: breakCount) }
 
+    /// - Complexity: O(capacity).
     func split(at offset: Int) -> (TextChunk, TextChunk) {
         (TextChunk(Array(units[..<offset]), capacity: capacity), TextChunk(Array(units[offset...]), capacity: capacity))
     }
 
     /// Concatenates the pieces and cuts them into chunks of nearly equal size, none above
     /// `capacity`.
+    ///
+    /// - Complexity: O(k) for k units in the pieces.
     static func normalize(_ elements: [TextChunk]) -> [TextChunk] {
         guard let capacity = elements.first?.capacity else { return [] }
         let total = elements.reduce(0) { $0 + $1.units.count }
@@ -39,6 +42,8 @@ struct TextChunk: TreeElement {
 
     /// Underfull chunks are joined with their neighbour and the pair re-cut evenly, which keeps
     /// every chunk at least about half full.
+    ///
+    /// - Complexity: O(1).
     static func needsJoin(_ left: TextChunk, _ right: TextChunk) -> Bool {
         let half = left.capacity / 2
         return left.units.count < half || right.units.count < half || left.units.count + right.units.count <= left.capacity
@@ -61,6 +66,7 @@ struct TextChunk: TreeElement {
         return result
     }
 
+    /// - Complexity: O(offset), O(1) for the whole chunk.
     func breaks(before offset: Int) -> Int {
         if offset >= units.count { return breakCount }
         return units[..<offset].reduce(0) { $0 + (isParagraphSeparator($1) ? 1 : 0) }
@@ -76,6 +82,7 @@ struct TextChunk: TreeElement {
         breakCount += added - removed
     }
 
+    /// - Complexity: O(capacity).
     func offsetOfBreak(_ ordinal: Int) -> Int {
         var seen = 0
         for (index, unit) in units.enumerated() where isParagraphSeparator(unit) {
@@ -93,15 +100,21 @@ struct RunElement: TreeElement {
 
     var summary: TreeSummary { TreeSummary(length: length, breaks: 0, scopes: attributes.scopes) }
 
+    /// - Complexity: O(1).
     func split(at offset: Int) -> (RunElement, RunElement) {
         (RunElement(length: offset, attributes: attributes), RunElement(length: length - offset, attributes: attributes))
     }
 
+    /// Neighbours with equal attributes must become one run.
+    ///
+    /// - Complexity: O(a) for a attributes.
     static func needsJoin(_ left: RunElement, _ right: RunElement) -> Bool {
         left.attributes == right.attributes
     }
 
     /// Drops empty runs and coalesces neighbours with equal attributes, so runs stay maximal.
+    ///
+    /// - Complexity: O(k) for k runs.
     static func normalize(_ elements: [RunElement]) -> [RunElement] {
         var result: [RunElement] = []
         result.reserveCapacity(elements.count)
