@@ -19,6 +19,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: []),
+    ModuleRow(name: "QuireTextStorage", dependencies: []),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

@@ -11,6 +11,7 @@ struct BenchmarkRow {
 
 let benchmarks: [BenchmarkRow] = [
     BenchmarkRow(name: "ModelBenchmark", dependencies: [.product(name: "QuireModel", package: "Quire")]),
+    BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
 ]
 
 let package = Package(

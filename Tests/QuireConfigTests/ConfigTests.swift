@@ -187,7 +187,7 @@ let catalog = PluginCatalog([widget, plain])
         let registry = try configuration.makeRegistry()
         #expect(registry.registeredTypes.suffix(2) == ["callout", "widget"])
         let state = try LexicalJSON.importState(from: #"{"root":{"type":"root","children":[{"type":"callout","children":[]}]}}"#, registry: registry)
-        #expect(state.children(of: .root).first { _ in true }?.isUnknown == false)
+        #expect(state.child(at: 0, of: .root).flatMap { state[$0] }?.isUnknown == false)
     }
 
     @Test func conflictingNodeTypes() throws {

@@ -5,7 +5,7 @@ import Testing
     @Test func cloneIsIndependentOfTheOriginal() throws {
         let original = EditorState(paragraphs: ["one", "two"])
         var clone = original
-        let firstText = try #require(clone.children(of: clone.children(of: .root).first { _ in true }!.key).first { _ in true })
+        let firstText = try #require(clone.child(at: 0, of: clone.root.firstChild!).flatMap { clone[$0] })
         try clone.setText("changed", of: firstText.key)
         #expect(FlatString.render(original) == "one\ntwo")
         #expect(FlatString.render(clone) == "changed\ntwo")
@@ -34,8 +34,8 @@ import Testing
 
     @Test func removeTakesTheSubtree() throws {
         var state = EditorState(paragraphs: ["x", "y"])
-        let first = try #require(state.children(of: .root).first { _ in true })
-        let text = try #require(state.children(of: first.key).first { _ in true })
+        let first = try #require(state.child(at: 0, of: .root).flatMap { state[$0] })
+        let text = try #require(state.child(at: 0, of: first.key).flatMap { state[$0] })
         let before = state.nodeCount
         try state.remove(first.key)
         #expect(state[text.key] == nil)
@@ -44,8 +44,8 @@ import Testing
 
     @Test func refusedEditsLeaveTheStateUnchanged() throws {
         var state = EditorState(paragraphs: ["x"])
-        let paragraph = try #require(state.children(of: .root).first { _ in true })
-        let text = try #require(state.children(of: paragraph.key).first { _ in true })
+        let paragraph = try #require(state.child(at: 0, of: .root).flatMap { state[$0] })
+        let text = try #require(state.child(at: 0, of: paragraph.key).flatMap { state[$0] })
         let snapshot = LexicalJSON.export(state)
         let detachedText = try state.createNode(type: .text, text: "t")
         let count = state.nodeCount
@@ -104,7 +104,7 @@ import Testing
             try state.append(state.createNode(type: .text, text: "p\(index)"), to: paragraph)
         }
         var clone = state
-        let target = try #require(clone.children(of: clone.root.lastChild!).first { _ in true })
+        let target = try #require(clone.child(at: 0, of: clone.root.lastChild!).flatMap { clone[$0] })
         try clone.setText("edited", of: target.key)
         #expect(state[target.key]?.text == "p1999")
         #expect(clone[target.key]?.text == "edited")

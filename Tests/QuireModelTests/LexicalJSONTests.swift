@@ -19,7 +19,7 @@ import Testing
         // A table cell's paragraph and text are real nodes under the unknown table.
         let cell = try #require(allNodes(state).first { $0.type == "tablecell" })
         #expect(cell.role == .element(inline: false))
-        let cellParagraph = try #require(state.children(of: cell.key).first { _ in true })
+        let cellParagraph = try #require(state.child(at: 0, of: cell.key).flatMap { state[$0] })
         #expect(cellParagraph.type == .paragraph && !cellParagraph.isUnknown)
         // A link sits in a paragraph's inline content, so it is inferred inline; code-highlight has text.
         #expect(allNodes(state).first { $0.type == "link" }?.role == .element(inline: true))
@@ -32,17 +32,17 @@ import Testing
         "direction":"ltr","format":"","indent":0,"type":"paragraph","version":1}],"direction":"ltr","format":"","indent":0,"type":"root","version":1}}
         """#
         let state = try LexicalJSON.importState(from: legacy)
-        let paragraph = try #require(state.children(of: .root).first { _ in true })
+        let paragraph = try #require(state.child(at: 0, of: .root).flatMap { state[$0] })
         #expect(paragraph.direction == .leftToRight)
         #expect(paragraph.fields["textFormat"] == nil)
-        let text = try #require(state.children(of: paragraph.key).first { _ in true })
+        let text = try #require(state.child(at: 0, of: paragraph.key).flatMap { state[$0] })
         #expect(text.textFormat == [.bold, .italic])
         #expect(LexicalJSON.export(state) == (try JSONParser.parse(legacy)))
     }
 
     @Test func flatStringOfTheExampleTree() throws {
         var state = EditorState(paragraphs: ["hello ", "Paragraph 2 contains another text node", "", "Third para."])
-        let first = try #require(state.children(of: .root).first { _ in true })
+        let first = try #require(state.child(at: 0, of: .root).flatMap { state[$0] })
         let world = try state.createNode(type: .text, text: "world", fields: ["format": .number(.integer(TextFormat.bold.rawValue))])
         try state.append(world, to: first.key)
         let rendered = FlatString.render(state)

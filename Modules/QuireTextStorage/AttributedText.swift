@@ -1,0 +1,91 @@
+import Foundation
+
+/// An immutable attributed string value: the input and output currency of `TextStorage`
+/// (Linux has no usable `NSAttributedString` with our value types).
+///
+/// Runs are kept normalized: no empty runs and no two neighbours with equal attributes.
+public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
+    /// The text.
+    public let string: String
+    /// The UTF-16 units of `string`, kept because every offset in Quire is UTF-16.
+    let units: [UInt16]
+    /// Run lengths and attributes in order; their lengths add up to `length`.
+    let runLengths: [RunElement]
+
+    /// The UTF-16 length.
+    public var length: Int { units.count }
+
+    /// Text with one set of attributes over all of it.
+    ///
+    /// - Complexity: O(n) in the UTF-16 length.
+    public init(_ string: String, attributes: Attributes = .empty) {
+        self.string = string
+        self.units = Array(string.utf16)
+        self.runLengths = units.isEmpty ? [] : [RunElement(length: units.count, attributes: attributes)]
+    }
+
+    /// Text with explicit runs given as (UTF-16 length, attributes) pairs in order.
+    ///
+    /// - Throws: `TextStorageError.runsDoNotCoverText` when the lengths do not add up to the
+    ///   UTF-16 length, `.negativeRunLength` for a negative length, `.splitsSurrogatePair` when a
+    ///   run boundary falls inside a surrogate pair.
+    /// - Complexity: O(n + r) for n UTF-16 units and r runs.
+    public init(_ string: String, runs: [(length: Int, attributes: Attributes)]) throws(TextStorageError) {
+        let units = Array(string.utf16)
+        var offset = 0
+        for run in runs {
+            guard run.length >= 0 else { throw .negativeRunLength(offset: offset, length: run.length) }
+            offset += run.length
+            if offset > 0, offset < units.count, UTF16.isLeadSurrogate(units[offset - 1]),
+                UTF16.isTrailSurrogate(units[offset])
+            {
+                throw .splitsSurrogatePair(offset: offset)
+            }
+        }
+        guard offset == units.count else { throw .runsDoNotCoverText(runsLength: offset, length: units.count) }
+        self.string = string
+        self.units = units
+        self.runLengths = RunElement.normalize(runs.map { RunElement(length: $0.length, attributes: $0.attributes) })
+    }
+
+    init(units: [UInt16], runs: [RunElement]) {
+        self.units = units
+        self.string = String(decoding: units, as: UTF16.self)
+        self.runLengths = RunElement.normalize(runs)
+    }
+
+    /// The runs with their ranges.
+    ///
+    /// - Complexity: O(r) for r runs.
+    public var runs: [AttributeRun] {
+        var offset = 0
+        return runLengths.map { run in
+            defer { offset += run.length }
+            return AttributeRun(range: NSRange(location: offset, length: run.length), attributes: run.attributes)
+        }
+    }
+
+    /// The text with every run's attributes replaced by `attributes`.
+    public func settingAttributes(_ attributes: Attributes) -> AttributedText {
+        AttributedText(units: units, runs: [RunElement(length: units.count, attributes: attributes)])
+    }
+
+    /// Equal text and equal runs.
+    public static func == (lhs: AttributedText, rhs: AttributedText) -> Bool {
+        lhs.units == rhs.units && lhs.runs == rhs.runs
+    }
+
+    /// Hashes the text and the runs.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(units)
+        hasher.combine(runs)
+    }
+
+    /// Each run's text followed by its attributes, for logs and test failures.
+    public var description: String {
+        runs.map { run in
+            let slice = units[run.range.location..<(run.range.location + run.range.length)]
+            return "\(String(decoding: slice, as: UTF16.self).debugDescription)\(run.attributes)"
+        }.joined(separator: " ")
+    }
+}
