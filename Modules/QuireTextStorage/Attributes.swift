@@ -58,7 +58,7 @@ public struct AttributeKey: Sendable, Hashable, CustomStringConvertible {
 
 /// An attribute value: a small closed set of Sendable, Hashable shapes instead of `Any`, so that
 /// runs can be compared and coalesced and storages can be checked for equality.
-public indirect enum AttributeValue: Sendable, Hashable {
+public enum AttributeValue: Sendable, Hashable {
     /// A flag such as bold.
     case bool(Bool)
     /// A whole number such as a heading level.
