@@ -58,7 +58,7 @@ public struct AttributeKey: Sendable, Hashable, CustomStringConvertible {
 
 /// An attribute value: a small closed set of Sendable, Hashable shapes instead of `Any`, so that
 /// runs can be compared and coalesced and storages can be checked for equality.
-public indirect enum AttributeValue: Sendable, Hashable {
+public enum AttributeValue: Sendable, Hashable {
     /// A flag such as bold.
     case bool(Bool)
     /// A whole number such as a heading level.
@@ -126,12 +126,19 @@ public struct Attributes: Sendable, Hashable, ExpressibleByDictionaryLiteral, Cu
     }
 
     /// These attributes with `other`'s values added on top (`other` wins on a shared key).
+    ///
+    /// - Complexity: O(a + b); no copy when `other` adds nothing new (bold on bold), so equal
+    ///   runs keep sharing storage.
     public func merging(_ other: Attributes) -> Attributes {
-        Attributes(values.merging(other.values, uniquingKeysWith: { _, new in new }))
+        if other.values.allSatisfy({ values[$0.key] == $0.value }) { return self }
+        return Attributes(values.merging(other.values, uniquingKeysWith: { _, new in new }))
     }
 
     /// These attributes without `key`.
+    ///
+    /// - Complexity: O(a); no copy when `key` is absent.
     public func removing(_ key: AttributeKey) -> Attributes {
+        guard values[key] != nil else { return self }
         var copy = self
         copy.values[key] = nil
         return copy

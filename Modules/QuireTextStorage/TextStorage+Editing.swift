@@ -300,8 +300,9 @@ extension TextStorage {
         var changed = false
         let rewritten = runLengths(in: span).map { run in
             let attributes = transform(run.attributes)
-            if attributes != run.attributes { changed = true }
-            return RunElement(length: run.length, attributes: attributes)
+            guard attributes != run.attributes else { return run }
+            changed = true
+            return RunElement(length: run.length, attributes: interned(attributes))
         }
         // Re-applying what is already there (bold on bold) must not restructure the tree.
         guard changed else { return }

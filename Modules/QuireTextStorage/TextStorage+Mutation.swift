@@ -167,7 +167,7 @@ extension TextStorage {
     @discardableResult
     public func setAttributes(_ attributes: Attributes, range: NSRange) throws(TextStorageError) -> Bool {
         try writeAttributes(range) {
-            let run = RunElement(length: range.length, attributes: attributes)
+            let run = RunElement(length: range.length, attributes: interned(attributes))
             if !runTree.replaceInsideElement(bounds(range), with: [run], if: { $0.attributes != attributes }) {
                 runTree.replace(bounds(range), with: [run])
             }

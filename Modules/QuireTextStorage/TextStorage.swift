@@ -62,6 +62,9 @@ public final class TextStorage {
     public weak var delegate: (any TextStorageDelegate)?
     @exclusivity(unchecked) var observers: [(id: Int, block: (TextStorageChange) -> Void)] = []
     @exclusivity(unchecked) var nextObserverID = 0
+    /// One shared copy of each attribute set written recently, so that runs with equal attributes
+    /// share one dictionary instead of each holding its own (a document has few distinct sets).
+    @exclusivity(unchecked) var attributePool: Set<Attributes> = []
 
     enum Phase {
         case idle, willProcess, fixing, didProcess
@@ -78,7 +81,10 @@ public final class TextStorage {
     ///
     /// - Complexity: O(n).
     public convenience init(_ string: String, attributes: Attributes = .empty) {
-        self.init(AttributedText(string, attributes: attributes))
+        self.init(AttributedText(""), chunkCapacity: 1024)
+        let length = string.utf16.count
+        text.reset(TextChunk.chunks(of: string.utf16, count: length, capacity: chunkCapacity))
+        if length > 0 { runTree.reset([RunElement(length: length, attributes: attributes)]) }
     }
 
     /// `chunkCapacity` bounds the UTF-16 units per text chunk; tests use tiny chunks so that the
@@ -173,6 +179,15 @@ public final class TextStorage {
     public func paragraphRange(for range: NSRange) throws(TextStorageError) -> NSRange {
         try validateBounds(range)
         return paragraphs(around: range)
+    }
+
+    /// The pooled copy of `attributes`. The pool is dropped when it grows past a bound, so a
+    /// stream of distinct sets (a syntax highlighter's colours) cannot grow it without limit.
+    ///
+    /// - Complexity: O(a) expected for a attributes (one hash).
+    func interned(_ attributes: Attributes) -> Attributes {
+        if attributePool.count >= 4_096 { attributePool.removeAll(keepingCapacity: true) }
+        return attributePool.insert(attributes).memberAfterInsert
     }
 
     // MARK: Internal reading

@@ -53,14 +53,29 @@ struct TextChunk: TreeElement {
     ///
     /// - Complexity: O(n).
     static func chunks(of units: [UInt16], capacity: Int) -> [TextChunk] {
-        guard !units.isEmpty else { return [] }
-        let count = (units.count + capacity - 1) / capacity
+        chunks(of: units, count: units.count, capacity: capacity)
+    }
+
+    /// Cuts `count` units read in order from `units` (a string's UTF-16 view, say, so that a large
+    /// text is never copied into one big array first) into chunks of nearly equal size.
+    ///
+    /// - Complexity: O(n).
+    static func chunks(of units: some Sequence<UInt16>, count total: Int, capacity: Int) -> [TextChunk] {
+        guard total > 0 else { return [] }
+        let count = (total + capacity - 1) / capacity
         var result: [TextChunk] = []
         result.reserveCapacity(count)
+        var iterator = units.makeIterator()
         var start = 0
         for index in 0..<count {
-            let end = units.count * (index + 1) / count
-            result.append(TextChunk(Array(units[start..<end]), capacity: capacity))
+            let end = total * (index + 1) / count
+            var piece: [UInt16] = []
+            piece.reserveCapacity(end - start)
+            for _ in start..<end {
+                guard let unit = iterator.next() else { preconditionFailure("fewer units than counted") }
+                piece.append(unit)
+            }
+            result.append(TextChunk(piece, capacity: capacity))
             start = end
         }
         return result

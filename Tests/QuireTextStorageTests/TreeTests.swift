@@ -60,3 +60,28 @@ import Testing
         #expect(try storage.paragraphRange(for: range(storage.length, 0)) == range(33, 4))
     }
 }
+
+@Suite struct ReadingTests {
+    @Test("attributedSubstring clips runs to the range", arguments: [2, 5, 1024])
+    func attributedSubstring(chunkCapacity: Int) throws {
+        let content = try AttributedText("plain bold 😀 italic", runs: [(6, [:]), (5, [.bold: true]), (2, [.bold: true, .italic: true]), (7, [.italic: true])])
+        let storage = TextStorage(content, chunkCapacity: chunkCapacity)
+        let slice = try storage.attributedSubstring(in: range(3, 12))
+        #expect(slice == (try AttributedText("in bold 😀 i", runs: [(3, [:]), (5, [.bold: true]), (2, [.bold: true, .italic: true]), (2, [.italic: true])])))
+        #expect(storage.attributedText == content)
+        #expect(try storage.utf16Unit(at: 11) == 0xD83D)
+        #expect(throws: TextStorageError.rangeOutOfBounds(range: range(20, 1), length: 20)) { try storage.utf16Unit(at: 20) }
+    }
+
+    @Test("fixAttributes can be asked for explicitly and only touches the paragraphs of the range")
+    func explicitFixAttributes() throws {
+        let content = try AttributedText("ab\ncd", runs: [(1, [:]), (1, [.paragraphStyle: "center", .attachment: "x"]), (1, [:]), (2, [.attachment: "y"])])
+        let storage = TextStorage(content)
+        try storage.fixAttributes(in: range(0, 1))
+        #expect(try storage.runs(in: range(0, 5)) == [
+            AttributeRun(range: range(0, 3), attributes: [:]),
+            AttributeRun(range: range(3, 2), attributes: [.attachment: "y"]),
+        ])
+        #expect(throws: TextStorageError.rangeOutOfBounds(range: range(4, 2), length: 5)) { try storage.fixAttributes(in: range(4, 2)) }
+    }
+}
