@@ -20,6 +20,8 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: []),
     ModuleRow(name: "QuireTextStorage", dependencies: []),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
+    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

@@ -51,7 +51,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
             self.postamble = postamble
         }
 
-        subscript(part: Part) -> Int {
+        public subscript(part: Part) -> Int {
             switch part {
             case .preamble: preamble
             case .content: content

@@ -1,0 +1,72 @@
+/// What an update changed, node by node: the currency the reconciler, the position index and the
+/// selection mapper consume. Computed from the nodes the update wrote, never from the whole tree.
+public struct ChangeSet: Hashable, Sendable {
+    /// Nodes in the document after the update that were not in it before.
+    public var created: Set<NodeKey> = []
+    /// Nodes in the document before the update that are not in it after.
+    public var removed: Set<NodeKey> = []
+    /// Nodes in the document before and after whose parent changed, or whose order among the
+    /// siblings that stayed changed.
+    public var moved: Set<NodeKey> = []
+    /// Nodes in the document before and after, in the same place, that were written (text,
+    /// fields or sibling links changed).
+    public var updated: Set<NodeKey> = []
+
+    public init() {}
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { created.isEmpty && removed.isEmpty && moved.isEmpty && updated.isEmpty }
+
+    /// Every key the change set names.
+    public var allKeys: Set<NodeKey> { created.union(removed).union(moved).union(updated) }
+
+    /// The change set between two states, from the nodes `next` wrote since its dirty set was
+    /// cleared (which an update does on the pending state before it runs).
+    ///
+    /// - Complexity: O(d · (depth + s)) for d dirty nodes, s the created or removed siblings next
+    ///   to each; independent of the document size.
+    public init(from previous: EditorState, to next: EditorState) {
+        self.init(from: previous, to: next, dirty: next.dirtyNodes)
+    }
+
+    /// The change set for an explicit set of written nodes.
+    public init(from previous: EditorState, to next: EditorState, dirty: Set<NodeKey>) {
+        var wasAttached: [NodeKey: Bool] = [:]
+        var isAttached: [NodeKey: Bool] = [:]
+        func before(_ key: NodeKey) -> Bool {
+            if let known = wasAttached[key] { return known }
+            let value = previous.isAttached(key)
+            wasAttached[key] = value
+            return value
+        }
+        func after(_ key: NodeKey) -> Bool {
+            if let known = isAttached[key] { return known }
+            let value = next.isAttached(key)
+            isAttached[key] = value
+            return value
+        }
+        /// A sibling that stayed: in both documents under the same parent.
+        func stayed(_ key: NodeKey) -> Bool {
+            before(key) && after(key) && previous[key]?.parent == next[key]?.parent
+        }
+        for key in dirty {
+            switch (before(key), after(key)) {
+            case (false, true): created.insert(key)
+            case (true, false): removed.insert(key)
+            case (true, true):
+                guard previous[key]?.parent == next[key]?.parent else {
+                    moved.insert(key)
+                    continue
+                }
+                // In order when the nearest previous sibling that stayed is the same before and after.
+                var afterPrevious = next[key]?.previousSibling
+                while let candidate = afterPrevious, !stayed(candidate) { afterPrevious = next[candidate]?.previousSibling }
+                var beforePrevious = previous[key]?.previousSibling
+                while let candidate = beforePrevious, !stayed(candidate) { beforePrevious = previous[candidate]?.previousSibling }
+                if afterPrevious == beforePrevious { updated.insert(key) } else { moved.insert(key) }
+            case (false, false):
+                continue
+            }
+        }
+    }
+}

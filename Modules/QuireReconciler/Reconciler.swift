@@ -1,0 +1,418 @@
+import Foundation
+import QuireModel
+import QuirePositionIndex
+import QuireTextStorage
+
+/// Keeps a `TextStorage` (what a text view shows) and a `PositionIndex` in step with the editor
+/// state, by consuming change sets.
+///
+/// `reconcile(from:to:)` touches only what changed: removed and moved nodes leave, created and
+/// moved nodes are rendered and inserted, and every other written node has each of its parts
+/// compared; a changed text part is written as its minimal edit (common prefix and suffix kept),
+/// all inside one editing session of the storage. The cost is O(changed · log n). The full render
+/// (`render(_:theme:)`) is used only to swap in a whole new state and as the test oracle.
+///
+/// A reconciler is owned by one editor and used from one thread, like the storage it writes.
+public final class Reconciler {
+    /// Where every node's parts are in the flat string.
+    public private(set) var index: PositionIndex<NodeKey>
+    /// The storage written, or nil in headless mode.
+    public let storage: TextStorage?
+    /// The attributes of every part.
+    public let theme: Theme
+    /// Whether every reconcile checks the storage against a full render and the index against one
+    /// rebuilt from scratch (O(n) per commit: for debug builds and tests).
+    public var checksInvariants: Bool
+
+    /// Renders `state` into `storage` (replacing what it held) and builds the index.
+    ///
+    /// - Complexity: O(n).
+    public init(state: EditorState, storage: TextStorage?, theme: Theme = .standard, checksInvariants: Bool = Reconciler.debugChecksDefault) throws(ReconcilerError) {
+        self.storage = storage
+        self.theme = theme
+        self.checksInvariants = checksInvariants
+        self.index = PositionIndex()
+        try replaceState(with: state)
+    }
+
+    /// On in debug builds.
+    public static var debugChecksDefault: Bool {
+        #if DEBUG
+        true
+        #else
+        false
+        #endif
+    }
+
+    // MARK: Full render
+
+    /// The attributed flat string of a whole state: the oracle the incremental path must match.
+    ///
+    /// - Complexity: O(n).
+    public static func render(_ state: EditorState, theme: Theme = .standard) -> AttributedText {
+        var builder = RunBuilder()
+        appendSubtree(state.root.key, in: state, theme: theme, to: &builder)
+        return builder.build()
+    }
+
+    /// The index of a whole state, built from scratch.
+    ///
+    /// - Complexity: O(n).
+    public static func buildIndex(_ state: EditorState) throws(ReconcilerError) -> PositionIndex<NodeKey> {
+        do { return try PositionIndex(document: subtree(state.root.key, in: state)) } catch { throw .index(error) }
+    }
+
+    /// Swaps in a whole new state: full render into the storage, index rebuilt.
+    ///
+    /// - Complexity: O(n).
+    public func replaceState(with state: EditorState) throws(ReconcilerError) {
+        let rebuilt = try Self.buildIndex(state)
+        if let storage {
+            let rendered = Self.render(state, theme: theme)
+            try Self.storageEdit(storage) { (storage) throws(TextStorageError) in
+                try storage.replaceCharacters(in: NSRange(location: 0, length: storage.length), with: rendered)
+            }
+        }
+        index = rebuilt
+    }
+
+    // MARK: Incremental reconcile
+
+    /// Brings the storage and index from `previous` to `next` using the change set of the nodes
+    /// `next` wrote. On failure the storage and index are restored to `previous` by a full render
+    /// and the error is rethrown.
+    ///
+    /// - Complexity: O(c · log n) for c changed nodes (plus the size of inserted content).
+    @discardableResult
+    public func reconcile(from previous: EditorState, to next: EditorState) throws(ReconcilerError) -> ReconcileReport {
+        let changes = ChangeSet(from: previous, to: next)
+        return try reconcile(changes, from: previous, to: next)
+    }
+
+    /// Applies an explicit change set.
+    @discardableResult
+    public func reconcile(_ changes: ChangeSet, from previous: EditorState, to next: EditorState) throws(ReconcilerError) -> ReconcileReport {
+        var report = ReconcileReport()
+        do throws(ReconcilerError) {
+            if let storage {
+                var failure: ReconcilerError?
+                try Self.storageEdit(storage) { storage in
+                    do { try self.apply(changes, from: previous, to: next, storage: storage, report: &report) } catch let error as ReconcilerError {
+                        failure = error
+                    } catch {
+                        failure = .invariantViolated("unexpected error \(error)")
+                    }
+                }
+                if let failure { throw failure }
+            } else {
+                try apply(changes, from: previous, to: next, storage: nil, report: &report)
+            }
+        } catch {
+            // Never leave a half-applied commit: show the previous state again.
+            try replaceState(with: previous)
+            throw error
+        }
+        if checksInvariants { try verify(next) }
+        return report
+    }
+
+    private func apply(
+        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport
+    ) throws(ReconcilerError) {
+        // 1. Removed and moved nodes leave (a removed ancestor takes its descendants along).
+        for key in changes.removed.union(changes.moved) where index.contains(key) {
+            let range = try indexCall { try index.range(of: key) }
+            if let storage, !range.isEmpty {
+                try storageCall { try storage.replaceCharacters(in: NSRange(range), with: "") }
+                report.storageEdits += 1
+            }
+            report.removedNodes += try indexCall { try index.remove(key) }.count
+        }
+        // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
+        var inserted = Set<NodeKey>()
+        for key in changes.created.union(changes.moved) where next.isAttached(key) && !index.contains(key) {
+            try insertWithEarlierSiblings(key, in: next, storage: storage, inserted: &inserted, report: &report)
+        }
+        // 3. Nodes that stayed: compare each part.
+        for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
+            try update(key, from: previous, to: next, storage: storage, report: &report)
+        }
+    }
+
+    /// Inserts `key` after making sure its parent and earlier siblings are in the index.
+    private func insertWithEarlierSiblings(
+        _ key: NodeKey, in state: EditorState, storage: TextStorage?, inserted: inout Set<NodeKey>, report: inout ReconcileReport
+    ) throws(ReconcilerError) {
+        // An ancestor not yet in the index brings this node along with its own subtree.
+        if let parent = state[key]?.parent, !index.contains(parent) {
+            var top = parent
+            while let up = state[top]?.parent, !index.contains(up) { top = up }
+            try insertWithEarlierSiblings(top, in: state, storage: storage, inserted: &inserted, report: &report)
+            return
+        }
+        // Earlier siblings that are also missing go first, oldest first.
+        var pending = [key]
+        var previousSibling = state[key]?.previousSibling
+        while let sibling = previousSibling, !index.contains(sibling) {
+            pending.append(sibling)
+            previousSibling = state[sibling]?.previousSibling
+        }
+        for missing in pending.reversed() {
+            guard let node = state[missing], let parent = node.parent else { continue }
+            let point: PositionIndex<NodeKey>.InsertionPoint = node.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
+            let subtree = Self.subtree(missing, in: state)
+            try indexCall { try index.insert(subtree, at: point) }
+            markInserted(subtree, into: &inserted)
+            report.insertedNodes += 1
+            if let storage {
+                var builder = RunBuilder()
+                Self.appendSubtree(missing, in: state, theme: theme, to: &builder)
+                let rendered = builder.build()
+                if rendered.length > 0 {
+                    let location = try indexCall { try index.range(of: missing) }.lowerBound
+                    try storageCall { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
+                    report.storageEdits += 1
+                }
+            }
+        }
+    }
+
+    private func markInserted(_ subtree: PositionIndex<NodeKey>.Subtree, into set: inout Set<NodeKey>) {
+        var stack = [subtree]
+        while let node = stack.popLast() {
+            set.insert(node.key)
+            stack.append(contentsOf: node.children)
+        }
+    }
+
+    /// Rewrites what changed in one node's three parts, and its attributes.
+    private func update(_ key: NodeKey, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport) throws(ReconcilerError) {
+        guard let newNode = next[key] else { return }
+        let oldNode = previous[key]
+        let inherited = newNode.parent.map { theme.elementAttributes(of: $0, in: next) } ?? theme.base
+        let oldInherited = oldNode?.parent.map { theme.elementAttributes(of: $0, in: previous) } ?? theme.base
+        let newParts = Self.parts(of: newNode, in: next, theme: theme, inherited: inherited)
+        let oldParts = oldNode.map { Self.parts(of: $0, in: previous, theme: theme, inherited: oldInherited) }
+        for (part, new) in zip(PositionIndex<NodeKey>.Part.allCases, newParts) {
+            let old = oldParts?[Int(part.rawValue)]
+            let location = try indexCall { try index.location(of: key, part: part) }
+            let oldLength = try indexCall { try index.lengths(of: key) }[part]
+            if old?.text == new.text && old?.attributes == new.attributes && oldLength == new.text.utf16.count { continue }
+            report.updatedParts += 1
+            if let storage {
+                if old?.text == new.text && oldLength == new.text.utf16.count {
+                    if new.text.utf16.count > 0 {
+                        try storageCall { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
+                        report.storageEdits += 1
+                    }
+                } else {
+                    let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
+                    let replacement = AttributedText(edit.replacement, attributes: new.attributes)
+                    try storageCall {
+                        try storage.replaceCharacters(in: NSRange(location: location + edit.start, length: edit.deleted), with: replacement)
+                    }
+                    report.storageEdits += 1
+                    if old?.attributes != new.attributes, new.text.utf16.count > 0 {
+                        try storageCall { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
+                    }
+                }
+            }
+            try indexCall { try index.setLength(new.text.utf16.count, of: key, part: part) }
+        }
+        // An element whose own attributes changed restyles its descendants.
+        if let storage, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
+            try restyleDescendants(of: key, in: next, storage: storage)
+        }
+    }
+
+    private func restyleDescendants(of key: NodeKey, in state: EditorState, storage: TextStorage) throws(ReconcilerError) {
+        var stack = state.children(of: key).map(\.key)
+        while let current = stack.popLast(), let node = state[current] {
+            let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
+            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
+                let location = try indexCall { try index.location(of: current, part: part) }
+                try storageCall { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
+            }
+            stack.append(contentsOf: state.children(of: current).map(\.key))
+        }
+    }
+
+    /// The common-prefix-and-suffix edit that turns `old` into `new`, in UTF-16 units.
+    static func minimalEdit(from old: String, to new: String, oldLength: Int) -> (start: Int, deleted: Int, replacement: String) {
+        let oldUnits = Array(old.utf16)
+        let newUnits = Array(new.utf16)
+        guard oldUnits.count == oldLength else { return (0, oldLength, new) }
+        var prefix = 0
+        while prefix < oldUnits.count, prefix < newUnits.count, oldUnits[prefix] == newUnits[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < oldUnits.count - prefix, suffix < newUnits.count - prefix,
+              oldUnits[oldUnits.count - 1 - suffix] == newUnits[newUnits.count - 1 - suffix] { suffix += 1 }
+        // Never cut a surrogate pair in half: widen to whole scalars.
+        while prefix > 0, UTF16.isTrailSurrogate(oldUnits[prefix]) || (prefix < newUnits.count && UTF16.isTrailSurrogate(newUnits[prefix])) { prefix -= 1 }
+        while suffix > 0, UTF16.isLeadSurrogate(oldUnits[oldUnits.count - suffix - 1]) || UTF16.isLeadSurrogate(newUnits[newUnits.count - suffix - 1]) { suffix -= 1 }
+        let replacement = String(decoding: newUnits[prefix..<(newUnits.count - suffix)], as: UTF16.self)
+        return (prefix, oldUnits.count - prefix - suffix, replacement)
+    }
+
+    // MARK: Invariant
+
+    /// Checks the storage against a full render of `state` and the index against one rebuilt
+    /// from scratch.
+    ///
+    /// - Complexity: O(n).
+    public func verify(_ state: EditorState) throws(ReconcilerError) {
+        let rebuilt = try Self.buildIndex(state)
+        if rebuilt.allEntries != index.allEntries {
+            throw .invariantViolated("the position index differs from one rebuilt from the state")
+        }
+        if let storage {
+            let expected = Self.render(state, theme: theme)
+            let actual = storage.attributedText
+            if actual.string != expected.string {
+                throw .invariantViolated("the storage text differs from the full render: \(actual.string.debugDescription) vs \(expected.string.debugDescription)")
+            }
+            if actual != expected {
+                throw .invariantViolated("the storage attributes differ from the full render")
+            }
+        }
+    }
+
+    // MARK: Rendering pieces
+
+    struct Piece: Equatable {
+        var text: String
+        var attributes: Attributes
+    }
+
+    /// A node's preamble, content and postamble with their attributes.
+    static func parts(of node: Node, in state: EditorState, theme: Theme, inherited: Attributes) -> [Piece] {
+        let own = node.role.isElement ? inherited.merging(theme.ownAttributes(of: node)) : inherited
+        return [
+            Piece(text: FlatString.preamble(of: node, in: state), attributes: own),
+            Piece(text: FlatString.content(of: node), attributes: theme.contentAttributes(of: node, inherited: inherited)),
+            Piece(text: FlatString.postamble(of: node, in: state), attributes: own),
+        ]
+    }
+
+    static func subtree(_ key: NodeKey, in state: EditorState) -> PositionIndex<NodeKey>.Subtree {
+        // Iterative post-order so that deep documents cannot overflow the stack.
+        var results: [NodeKey: PositionIndex<NodeKey>.Subtree] = [:]
+        var stack: [(NodeKey, Bool)] = [(key, false)]
+        while let (current, expanded) = stack.popLast() {
+            guard let node = state[current] else { continue }
+            if expanded {
+                let children = state.children(of: current).compactMap { results.removeValue(forKey: $0.key) }
+                let lengths = PositionIndex<NodeKey>.Lengths(
+                    preamble: FlatString.preamble(of: node, in: state).utf16.count,
+                    content: FlatString.content(of: node).utf16.count,
+                    postamble: FlatString.postamble(of: node, in: state).utf16.count
+                )
+                results[current] = PositionIndex<NodeKey>.Subtree(key: current, lengths: lengths, children: children)
+            } else {
+                stack.append((current, true))
+                for child in state.children(of: current) { stack.append((child.key, false)) }
+            }
+        }
+        return results[key] ?? PositionIndex<NodeKey>.Subtree(key: key, lengths: .init())
+    }
+
+    static func appendSubtree(_ key: NodeKey, in state: EditorState, theme: Theme, to builder: inout RunBuilder) {
+        guard let start = state[key] else { return }
+        let inherited = start.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
+        enum Step { case enter(Node, Attributes), leave(Piece) }
+        var stack: [Step] = [.enter(start, inherited)]
+        while let step = stack.popLast() {
+            switch step {
+            case .enter(let node, let inherited):
+                let pieces = parts(of: node, in: state, theme: theme, inherited: inherited)
+                builder.append(pieces[0])
+                builder.append(pieces[1])
+                stack.append(.leave(pieces[2]))
+                if node.role.isElement {
+                    let childInherited = pieces[0].attributes
+                    for child in state.children(of: node.key).reversed() { stack.append(.enter(child, childInherited)) }
+                }
+            case .leave(let piece):
+                builder.append(piece)
+            }
+        }
+    }
+
+    // MARK: Error plumbing
+
+    private func indexCall<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {
+        try Self.translate(body)
+    }
+
+    private func storageCall<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {
+        try Self.translate(body)
+    }
+
+    /// Runs `body`, translating the index's and the storage's typed errors into ours.
+    static func translate<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {
+        do {
+            return try body()
+        } catch let error as PositionIndexError {
+            throw .index(error)
+        } catch let error as TextStorageError {
+            throw .storage(error)
+        } catch let error as ReconcilerError {
+            throw error
+        } catch {
+            throw .invariantViolated("unexpected error \(error)")
+        }
+    }
+
+    static func storageEdit(_ storage: TextStorage, _ body: (TextStorage) throws(TextStorageError) -> Void) throws(ReconcilerError) {
+        do { try storage.performControllerEdit(body) } catch { throw .storage(error) }
+    }
+}
+
+/// Builds an `AttributedText` from pieces, merging equal neighbours.
+struct RunBuilder {
+    var string = ""
+    var runs: [(length: Int, attributes: Attributes)] = []
+
+    mutating func append(_ piece: Reconciler.Piece) {
+        let length = piece.text.utf16.count
+        guard length > 0 else { return }
+        string += piece.text
+        if let last = runs.last, last.attributes == piece.attributes {
+            runs[runs.count - 1].length += length
+        } else {
+            runs.append((length, piece.attributes))
+        }
+    }
+
+    func build() -> AttributedText {
+        do { return try AttributedText(string, runs: runs) } catch {
+            preconditionFailure("run lengths are UTF-16 counts of whole pieces: \(error)")
+        }
+    }
+}
+
+/// What one reconcile did.
+public struct ReconcileReport: Hashable, Sendable {
+    public var removedNodes = 0
+    public var insertedNodes = 0
+    public var updatedParts = 0
+    /// Calls made to the storage: the size of the edit, independent of the document.
+    public var storageEdits = 0
+
+    public init() {}
+}
+
+/// A reconcile that could not complete; the storage and index show the previous state.
+public enum ReconcilerError: Error, Hashable, Sendable, CustomStringConvertible {
+    case index(PositionIndexError)
+    case storage(TextStorageError)
+    case invariantViolated(String)
+
+    public var description: String {
+        switch self {
+        case .index(let error): "position index: \(error)"
+        case .storage(let error): "text storage: \(error)"
+        case .invariantViolated(let message): "reconciler invariant violated: \(message)"
+        }
+    }
+}
