@@ -248,8 +248,10 @@ public final class Reconciler {
         while suffix < oldUnits.count - prefix, suffix < newUnits.count - prefix,
               oldUnits[oldUnits.count - 1 - suffix] == newUnits[newUnits.count - 1 - suffix] { suffix += 1 }
         // Never cut a surrogate pair in half: widen to whole scalars.
-        while prefix > 0, UTF16.isTrailSurrogate(oldUnits[prefix]) || (prefix < newUnits.count && UTF16.isTrailSurrogate(newUnits[prefix])) { prefix -= 1 }
-        while suffix > 0, UTF16.isLeadSurrogate(oldUnits[oldUnits.count - suffix - 1]) || UTF16.isLeadSurrogate(newUnits[newUnits.count - suffix - 1]) { suffix -= 1 }
+        func isTrail(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isTrailSurrogate(units[index]) }
+        func isLead(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isLeadSurrogate(units[index]) }
+        while prefix > 0, isTrail(oldUnits, prefix) || isTrail(newUnits, prefix) { prefix -= 1 }
+        while suffix > 0, isLead(oldUnits, oldUnits.count - suffix - 1) || isLead(newUnits, newUnits.count - suffix - 1) { suffix -= 1 }
         let replacement = String(decoding: newUnits[prefix..<(newUnits.count - suffix)], as: UTF16.self)
         return (prefix, oldUnits.count - prefix - suffix, replacement)
     }
@@ -413,6 +415,25 @@ public enum ReconcilerError: Error, Hashable, Sendable, CustomStringConvertible 
         case .index(let error): "position index: \(error)"
         case .storage(let error): "text storage: \(error)"
         case .invariantViolated(let message): "reconciler invariant violated: \(message)"
+        }
+    }
+}
+
+extension Reconciler {
+    /// Re-applies the theme's attributes to every part overlapping `range` (after the view wrote
+    /// attributes of its own, such as an IME commit).
+    ///
+    /// - Complexity: O(log n + k) for k parts in the range.
+    public func restyle(_ range: Range<Int>, in state: EditorState) throws(ReconcilerError) {
+        guard let storage else { return }
+        let entries = try Self.translate { try index.entries(overlapping: range) }
+        try Self.storageEdit(storage) { (storage) throws(TextStorageError) in
+            for entry in entries where entry.length > 0 {
+                guard let node = state[entry.key] else { continue }
+                let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
+                let piece = Self.parts(of: node, in: state, theme: theme, inherited: inherited)[Int(entry.part.rawValue)]
+                _ = try storage.setAttributes(piece.attributes, range: NSRange(location: entry.location, length: entry.length))
+            }
         }
     }
 }
