@@ -109,3 +109,65 @@ struct QuireProcess {
         #expect(result.stdout.contains("configuration: built-in defaults"))
     }
 }
+
+@Suite struct EditScriptCLITests {
+    func run(_ steps: [String], document: String? = nil) throws -> (QuireProcess.Result, [String: Any]?) {
+        var arguments = ["edit-script", "-"]
+        if let document { arguments += ["--document", document] }
+        let result = try QuireProcess.run(arguments, stdin: steps.joined(separator: "\n") + "\n")
+        let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return (result, object)
+    }
+
+    @Test func typingScenario() throws {
+        let (result, output) = try run([
+            #"{"op":"type","text":"1"}"#, #"{"op":"type","text":"\n"}"#,
+            #"{"op":"type","text":"Hello World! Welcome to Lexical iOS!"}"#,
+            #"{"op":"select","start":17,"end":17}"#, #"{"op":"type","text":"T"}"#,
+        ])
+        #expect(result.status == 0)
+        #expect(output?["text"] as? String == "1\nHello World! WeTlcome to Lexical iOS!")
+        #expect(output?["selection"] as? [Int] == [18, 18])
+        #expect((output?["state"] as? [String: Any])?["root"] != nil)
+    }
+
+    @Test func deletingAcrossParagraphsAndUndo() throws {
+        let (result, output) = try run([
+            #"{"op":"type","text":"Hello world"}"#, #"{"op":"type","text":"\n"}"#, #"{"op":"type","text":"here's para 2"}"#,
+            #"{"op":"select","start":5,"end":14}"#, #"{"op":"backspace"}"#,
+        ])
+        #expect(result.status == 0)
+        #expect(output?["text"] as? String == "Hellore's para 2")
+        let (_, undone) = try run([
+            #"{"op":"type","text":"Hello"}"#, #"{"op":"select","start":0,"end":5}"#, #"{"op":"format","format":"bold"}"#,
+            #"{"op":"undo"}"#, #"{"op":"redo"}"#, #"{"op":"command","name":"insertLineBreak","payload":false}"#,
+        ])
+        #expect(undone?["text"] as? String == "\n")
+    }
+
+    @Test func compositionThroughTheScript() throws {
+        let (result, output) = try run([
+            #"{"op":"mark","text":"ㄱ","selStart":1,"selEnd":1}"#, #"{"op":"mark","text":"가","selStart":1,"selEnd":1}"#,
+            #"{"op":"mark","text":"각","selStart":1,"selEnd":1}"#, #"{"op":"unmark"}"#,
+        ])
+        #expect(result.status == 0)
+        #expect(output?["text"] as? String == "각")
+        #expect(output?["selection"] as? [Int] == [1, 1])
+    }
+
+    @Test func aBadStepNamesItsLine() throws {
+        let (result, _) = try run([#"{"op":"type","text":"ab"}"#, #"{"op":"replace","start":5,"end":9,"text":"x"}"#])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("line 2:"))
+        let (unknown, _) = try run([#"{"op":"fly"}"#])
+        #expect(unknown.stderr.contains("line 1: unknown op \"fly\""))
+        let (command, _) = try run([#"{"op":"command","name":"nobodyHandlesThis"}"#])
+        #expect(command.stderr.contains("no listener handled command \"nobodyHandlesThis\""))
+    }
+
+    @Test func startsFromADocument() throws {
+        let (result, output) = try run([#"{"op":"select","start":5,"end":5}"#, #"{"op":"type","text":"!"}"#], document: "Examples/documents/sample.json")
+        #expect(result.status == 0)
+        #expect((output?["text"] as? String)?.hasPrefix("Quire!\nhello world") == true)
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import QuireEditor
+import QuireModel
+import QuireTextStorage
+
+/// `quire edit-script SCRIPT.jsonl [--document FILE.json]`: replays what a text view would send.
+struct EditScript: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit-script",
+        abstract: "Replay a JSON Lines script of text-view edits and print the result.",
+        discussion: """
+        One step per line: {"op":"select","start":S,"end":E}, {"op":"type","text":T}, \
+        {"op":"replace","start":S,"end":E,"text":T}, {"op":"mark","text":T,"selStart":A,"selEnd":B}, \
+        {"op":"unmark"}, {"op":"backspace"}, {"op":"deleteForward"}, {"op":"deleteWord"}, \
+        {"op":"format","format":"bold"}, {"op":"command","name":N,"payload":P}, {"op":"undo"}, {"op":"redo"}. \
+        Prints {"text": flat string, "selection": [start, end], "state": Lexical JSON}.
+        """
+    )
+
+    @Argument(help: "The script, JSON Lines, or - for standard input.")
+    var script: String
+
+    @Option(help: "The document to start from (default: a new empty document).")
+    var document: String?
+
+    @OptionGroup var config: ConfigOptions
+
+    struct StepError: Error, CustomStringConvertible {
+        let line: Int
+        let message: String
+        var description: String { "line \(line): \(message)" }
+    }
+
+    func run() throws {
+        let registry = try config.load().registry
+        let initial: EditorState
+        if let document {
+            initial = try LexicalJSON.importState(from: InputFile.read(document), registry: registry)
+        } else {
+            initial = EditorState(registry: registry, paragraphs: [""])
+        }
+        let editor = try Editor(state: initial, storage: TextStorage())
+        let lines = String(decoding: try InputFile.read(script), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                try Self.apply(JSONParser.parse(String(line)), to: editor)
+            } catch let error as StepError {
+                throw StepError(line: offset + 1, message: error.message)
+            } catch {
+                throw StepError(line: offset + 1, message: "\(error)")
+            }
+        }
+        let selection = editor.nativeSelection ?? 0..<0
+        let output: JSONValue = .object([
+            "text": .string(editor.storage?.string ?? FlatString.render(editor.state)),
+            "selection": .array([.number(.integer(selection.lowerBound)), .number(.integer(selection.upperBound))]),
+            "state": LexicalJSON.export(editor.state),
+        ])
+        print(JSONWriter().string(output))
+    }
+
+    static func apply(_ step: JSONValue, to editor: Editor) throws {
+        guard let object = step.objectValue else { throw StepError(line: 0, message: "a step must be a JSON object") }
+        guard let op = object["op"]?.stringValue else { throw StepError(line: 0, message: "missing \"op\"") }
+        func int(_ key: String) throws -> Int {
+            guard let value = object[key]?.intValue else { throw StepError(line: 0, message: "\"\(op)\" needs an integer \"\(key)\"") }
+            return value
+        }
+        func string(_ key: String) throws -> String {
+            guard let value = object[key]?.stringValue else { throw StepError(line: 0, message: "\"\(op)\" needs a string \"\(key)\"") }
+            return value
+        }
+        func range(_ start: Int, _ end: Int) throws -> Range<Int> {
+            guard start >= 0, end >= start else { throw StepError(line: 0, message: "invalid range \(start)..<\(end)") }
+            return start..<end
+        }
+        switch op {
+        case "select": try editor.selectionDidChange(range(int("start"), int("end")))
+        case "type":
+            guard let selection = editor.nativeSelection else { throw StepError(line: 0, message: "no selection to type at") }
+            try editor.replaceCharacters(in: selection, with: string("text"))
+        case "replace": try editor.replaceCharacters(in: range(int("start"), int("end")), with: string("text"))
+        case "mark": try editor.setMarkedText(string("text"), selectedRange: range(int("selStart"), int("selEnd")))
+        case "unmark": try editor.unmarkText()
+        case "backspace": try editor.dispatch(Commands.deleteCharacter, true)
+        case "deleteForward": try editor.dispatch(Commands.deleteCharacter, false)
+        case "deleteWord": try editor.dispatch(Commands.deleteWord, true)
+        case "format":
+            let name = try string("format")
+            guard let format = TextFormat(named: name) else { throw StepError(line: 0, message: "unknown format \"\(name)\"") }
+            try editor.dispatch(Commands.formatText, format)
+        case "undo": try editor.undo()
+        case "redo": try editor.redo()
+        case "command": try dispatchNamed(try string("name"), payload: object["payload"] ?? .null, on: editor)
+        default: throw StepError(line: 0, message: "unknown op \"\(op)\"")
+        }
+    }
+
+    static func dispatchNamed(_ name: String, payload: JSONValue, on editor: Editor) throws {
+        func bool() throws -> Bool {
+            switch payload {
+            case .bool(let value): return value
+            case .null: return true
+            default: throw EditorError.invalidPayload(command: name, reason: "expected a boolean")
+            }
+        }
+        let handled: Bool
+        switch name {
+        case Commands.insertText.name:
+            guard let text = payload.stringValue else { throw EditorError.invalidPayload(command: name, reason: "expected a string") }
+            handled = try editor.dispatch(Commands.insertText, text)
+        case Commands.insertParagraph.name: handled = try editor.dispatch(Commands.insertParagraph)
+        case Commands.insertLineBreak.name: handled = try editor.dispatch(Commands.insertLineBreak, bool())
+        case Commands.deleteCharacter.name: handled = try editor.dispatch(Commands.deleteCharacter, bool())
+        case Commands.deleteWord.name: handled = try editor.dispatch(Commands.deleteWord, bool())
+        case Commands.deleteLine.name: handled = try editor.dispatch(Commands.deleteLine, bool())
+        case Commands.formatText.name:
+            guard let format = payload.stringValue.flatMap(TextFormat.init(named:)) else {
+                throw EditorError.invalidPayload(command: name, reason: "expected a format name such as \"bold\"")
+            }
+            handled = try editor.dispatch(Commands.formatText, format)
+        case Commands.undo.name: handled = try editor.dispatch(Commands.undo)
+        case Commands.redo.name: handled = try editor.dispatch(Commands.redo)
+        default: handled = try editor.dispatch(CommandType<JSONValue>(name), payload)
+        }
+        if !handled && name != Commands.undo.name && name != Commands.redo.name { throw EditorError.unknownCommand(name) }
+    }
+}
