@@ -34,3 +34,5 @@ test: deps
 # Release-mode benchmarks; each prints a table of ratios against its in-run baseline.
 bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ModelBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks TextStorageBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks EditorBenchmark

@@ -11,6 +11,11 @@ struct BenchmarkRow {
 
 let benchmarks: [BenchmarkRow] = [
     BenchmarkRow(name: "ModelBenchmark", dependencies: [.product(name: "QuireModel", package: "Quire")]),
+    BenchmarkRow(name: "EditorBenchmark", dependencies: [
+        .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
+        .product(name: "QuirePositionIndex", package: "Quire"), .product(name: "QuireReconciler", package: "Quire"),
+        .product(name: "QuireTextStorage", package: "Quire"),
+    ]),
     BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
 ]
 
