@@ -201,23 +201,54 @@ extension EditorState {
 
     /// Inserts what a text view sends for typed or pasted text: "\n", "\r\n" and U+2029 start a
     /// new paragraph, U+2028 inserts a line break, everything else is text.
+    ///
+    /// A paste of many paragraphs splits the block once and inserts the middle paragraphs as new
+    /// blocks, so its cost is linear in what is pasted.
     public mutating func insertInput(_ input: String) throws(ModelError) {
-        var pending = ""
+        var lines: [String] = [""]
         for character in input {
             switch character {
-            case "\n", "\r\n", "\r", "\u{2029}":
-                try insertText(pending)
-                pending = ""
-                try insertParagraph()
-            case "\u{2028}":
+            case "\n", "\r\n", "\r", "\u{2029}": lines.append("")
+            default: lines[lines.count - 1].append(character)
+            }
+        }
+        try insertLine(lines[0])
+        guard lines.count > 1 else { return }
+        try insertParagraph()
+        // The caret is now at the start of the block that holds what followed it; the middle
+        // lines become paragraphs in front of that block.
+        let selection = try requireSelection()
+        let tail = block(containing: selection.anchor.key)
+        for line in lines.dropFirst().dropLast() {
+            let paragraph = try createNode(type: .paragraph)
+            try insert(paragraph, before: tail)
+            try appendLine(line, to: paragraph, format: selection.format, style: selection.style)
+        }
+        try insertLine(lines[lines.count - 1])
+    }
+
+    /// Inserts one line of input at the selection: text, with U+2028 as line breaks.
+    private mutating func insertLine(_ line: String) throws(ModelError) {
+        var pending = ""
+        for character in line {
+            if character == "\u{2028}" {
                 try insertText(pending)
                 pending = ""
                 try insertLineBreak()
-            default:
+            } else {
                 pending.append(character)
             }
         }
         try insertText(pending)
+    }
+
+    /// Fills an empty block with one line of input.
+    private mutating func appendLine(_ line: String, to block: NodeKey, format: TextFormat, style: String) throws(ModelError) {
+        let fields: JSONObject = ["format": .number(.integer(format.rawValue)), "style": .string(style)]
+        for (index, piece) in line.split(separator: "\u{2028}", omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { try append(try createNode(type: .lineBreak), to: block) }
+            if !piece.isEmpty { try append(try createNode(type: .text, text: String(piece), fields: fields), to: block) }
+        }
     }
 
     /// Replaces the selection with `text` in the selection's format and style.

@@ -229,6 +229,15 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
     /// - Complexity: O(s + log n) for a subtree of s nodes.
     public mutating func insert(_ subtree: Subtree, at point: InsertionPoint) throws(PositionIndexError) {
+        try insert([subtree], at: point)
+    }
+
+    /// Inserts consecutive siblings (each with its children) at `point`, in one splice.
+    ///
+    /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
+    /// - Complexity: O(s + log n) for s nodes in all.
+    public mutating func insert(_ subtrees: [Subtree], at point: InsertionPoint) throws(PositionIndexError) {
+        guard !subtrees.isEmpty else { return }
         let rank: Int
         switch point {
         case .start:
@@ -238,7 +247,9 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         case .firstChild(let parent):
             rank = storage.rank(of: try storage.handlesOf(parent).content) + 1
         }
-        let entries = try flatten(subtree)
+        var entries: [(Key, Part, Int)] = []
+        var seen = Set<Key>()
+        for subtree in subtrees { entries += try flatten(subtree, seen: &seen) }
         makeUnique()
         storage.insert(entries, atRank: rank)
     }
@@ -255,8 +266,12 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     }
 
     private func flatten(_ subtree: Subtree) throws(PositionIndexError) -> [(Key, Part, Int)] {
-        var entries: [(Key, Part, Int)] = []
         var seen = Set<Key>()
+        return try flatten(subtree, seen: &seen)
+    }
+
+    private func flatten(_ subtree: Subtree, seen: inout Set<Key>) throws(PositionIndexError) -> [(Key, Part, Int)] {
+        var entries: [(Key, Part, Int)] = []
         // Iterative, so that a deep document cannot overflow the stack.
         var stack: [FlattenStep] = [.open(subtree)]
         while let step = stack.popLast() {

@@ -157,22 +157,22 @@ public final class Reconciler {
             pending.append(sibling)
             previousSibling = state[sibling]?.previousSibling
         }
-        for missing in pending.reversed() {
-            guard let node = state[missing], let parent = node.parent else { continue }
-            let point: PositionIndex<NodeKey>.InsertionPoint = node.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
-            let subtree = Self.subtree(missing, in: state)
-            try indexCall { try index.insert(subtree, at: point) }
-            markInserted(subtree, into: &inserted)
-            report.insertedNodes += 1
-            if let storage {
-                var builder = RunBuilder()
-                Self.appendSubtree(missing, in: state, theme: theme, to: &builder)
-                let rendered = builder.build()
-                if rendered.length > 0 {
-                    let location = try indexCall { try index.range(of: missing) }.lowerBound
-                    try storageCall { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
-                    report.storageEdits += 1
-                }
+        // The missing siblings are consecutive: one index splice and one storage edit for all.
+        let ordered = Array(pending.reversed())
+        guard let first = state[ordered[0]], let parent = first.parent else { return }
+        let point: PositionIndex<NodeKey>.InsertionPoint = first.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
+        let subtrees = ordered.map { Self.subtree($0, in: state) }
+        try indexCall { try index.insert(subtrees, at: point) }
+        for subtree in subtrees { markInserted(subtree, into: &inserted) }
+        report.insertedNodes += ordered.count
+        if let storage {
+            var builder = RunBuilder()
+            for missing in ordered { Self.appendSubtree(missing, in: state, theme: theme, to: &builder) }
+            let rendered = builder.build()
+            if rendered.length > 0 {
+                let location = try indexCall { try index.range(of: ordered[0]) }.lowerBound
+                try storageCall { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
+                report.storageEdits += 1
             }
         }
     }

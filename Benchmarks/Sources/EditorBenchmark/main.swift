@@ -55,16 +55,19 @@ struct AbsoluteLocationBaseline {
         guard let (key, offset) = target else { return }
         try state.select(.text(key, offset))
         try state.insertText(text)
-        try storage.performControllerEdit { try $0.replaceCharacters(in: NSRange(location: location, length: 0), with: text) }
+        try storage.performControllerEdit { (storage) throws(TextStorageError) in try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: text) }
         rebuildCache()
     }
 }
 
 var generator = SystemRandomNumberGenerator()
+// Optional section names on the command line: keystroke, paste, memory (default: all).
+let sections = Set(CommandLine.arguments.dropFirst())
+func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 print("# Editor benchmark (release build, one run)\n")
 var rows: [[String]] = []
 var p50s: [Int: Double] = [:]
-for paragraphs in [1_000, 10_000, 100_000] {
+for paragraphs in wants("keystroke") ? [1_000, 10_000, 100_000] : [] {
     let state = document(paragraphs: paragraphs)
     let editor = try Editor(state: state, storage: TextStorage())
     let length = editor.storage!.length
@@ -88,25 +91,34 @@ for paragraphs in [1_000, 10_000, 100_000] {
         String(format: "%.0f×", Bench.percentile(lexical, 0.5) / Bench.percentile(quire, 0.5)),
     ])
 }
-Bench.table(["paragraphs", "UTF-16 units", "Quire p50", "Quire p99", "baseline p50", "baseline p99", "baseline / Quire (p50)"], rows)
-print(String(format: "\nQuire p50 growth from 1k to 100k paragraphs: %.2f×", p50s[100_000]! / p50s[1_000]!))
+if wants("keystroke") {
+    Bench.table(["paragraphs", "UTF-16 units", "Quire p50", "Quire p99", "baseline p50", "baseline p99", "baseline / Quire (p50)"], rows)
+    print(String(format: "\nQuire p50 growth from 1k to 100k paragraphs: %.2f×", p50s[100_000]! / p50s[1_000]!))
+}
 
 // Paste of 2,000 paragraphs, into an empty editor and into the middle of a 10k-paragraph one.
 let pasted = Array(repeating: sentence, count: 2_000).joined(separator: "\n")
 var pasteRows: [[String]] = []
-for paragraphs in [1, 10_000] {
+for paragraphs in wants("paste") ? [1, 10_000] : [] {
     let editor = try Editor(state: document(paragraphs: paragraphs), storage: TextStorage())
     let middle = editor.storage!.length / 2
     let seconds = try Bench.time { try editor.replaceCharacters(in: middle..<middle, with: pasted) }
     let full = try Bench.time { _ = Reconciler.render(editor.state) }
-    pasteRows.append(["\(paragraphs)", Bench.format(seconds), Bench.format(full), "6.4 s / 0.88 s"])
+    var stateOnly = document(paragraphs: paragraphs)
+    try stateOnly.select(.text(stateOnly[stateOnly.child(at: paragraphs / 2, of: .root)!]!.firstChild!, 3))
+    let modelSeconds = try Bench.time { try stateOnly.insertInput(pasted) }
+    let headless = try Editor(state: document(paragraphs: paragraphs))
+    let headlessSeconds = try Bench.time { try headless.replaceCharacters(in: middle..<middle, with: pasted) }
+    pasteRows.append(["\(paragraphs)", Bench.format(seconds), Bench.format(modelSeconds), Bench.format(headlessSeconds), Bench.format(full), "6.4 s / 0.88 s"])
 }
 print("")
-Bench.table(["paste 2,000 paragraphs into a document of", "Quire (state + reconcile)", "full render of the result (for scale)", "lexical-ios main / best fork (DESIGN.md)"], pasteRows)
+if wants("paste") { Bench.table(["paste 2,000 paragraphs into a document of", "Quire editor (state + reconcile + storage)", "state edit alone", "headless editor (no storage)", "full render of the result (for scale)", "lexical-ios main / best fork (DESIGN.md)"], pasteRows) }
 
 // Index memory per node: resident growth while building the index of a 100k-paragraph state.
+if wants("memory") {
 let big = document(paragraphs: 100_000)
 let before = Bench.residentBytes() ?? 0
 let index = try Reconciler.buildIndex(big)
 let after = Bench.residentBytes() ?? 0
 print(String(format: "\nposition index: %d nodes, %.0f bytes per node (resident growth)", index.nodeCount, Double(after - before) / Double(index.nodeCount)))
+}
