@@ -16,6 +16,7 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
+    ModuleRow(name: "QuireCRDT", dependencies: []),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

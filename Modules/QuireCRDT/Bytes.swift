@@ -1,0 +1,132 @@
+/// Appends primitive values in the compact binary format.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    @inline(__always) mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) mutating func uvarint(_ v: UInt64) {
+        var x = v
+        while x >= 0x80 { bytes.append(UInt8(x & 0x7F) | 0x80); x >>= 7 }
+        bytes.append(UInt8(x))
+    }
+
+    @inline(__always) mutating func uvarint(_ v: Int) { uvarint(UInt64(v)) }
+    @inline(__always) mutating func uvarint(_ v: Int32) { uvarint(UInt64(UInt32(bitPattern: v))) }
+
+    @inline(__always) mutating func zigzag(_ v: Int64) { uvarint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in uvarint(buf.count); bytes.append(contentsOf: buf) }
+    }
+
+    mutating func data(_ d: [UInt8]) { uvarint(d.count); bytes.append(contentsOf: d) }
+
+    mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
+    mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8((v >> (8 * UInt64(i))) & 0xFF)) } }
+}
+
+/// Reads the compact binary format; every read is bounds-checked and failures name the offset.
+struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+    let end: Int
+
+    init(_ bytes: [UInt8], from: Int = 0, to: Int? = nil) {
+        self.bytes = bytes
+        offset = from
+        end = to ?? bytes.count
+    }
+
+    var isAtEnd: Bool { offset >= end }
+    var remaining: Int { end - offset }
+
+    func fail(_ reason: String) -> CRDTError { .malformedBytes(offset: offset, reason: reason) }
+
+    @inline(__always) mutating func u8() throws(CRDTError) -> UInt8 {
+        guard offset < end else { throw fail("unexpected end of data") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    @inline(__always) mutating func uvarint() throws(CRDTError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else { throw fail("unexpected end of data in a varint") }
+            let b = bytes[offset]
+            offset += 1
+            if shift == 63 && b > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint too long") }
+        }
+    }
+
+    /// A non-negative integer no larger than `limit`.
+    @inline(__always) mutating func int(max limit: Int, _ what: String) throws(CRDTError) -> Int {
+        let start = offset
+        let v = try uvarint()
+        guard v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
+        return Int(v)
+    }
+
+    /// A count of items that each take at least `minBytes` bytes, checked against what remains.
+    @inline(__always) mutating func count(_ what: String, minBytes: Int = 1) throws(CRDTError) -> Int {
+        try int(max: remaining / max(1, minBytes), what)
+    }
+
+    @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> Counter {
+        Counter(try int(max: Int(Int32.max), what))
+    }
+
+    mutating func zigzag() throws(CRDTError) -> Int64 {
+        let u = try uvarint()
+        return Int64(bitPattern: (u >> 1)) ^ -Int64(bitPattern: u & 1)
+    }
+
+    mutating func string() throws(CRDTError) -> String {
+        let n = try count("string length")
+        let start = offset
+        offset += n
+        guard let s = String(validating: bytes[start..<start + n], as: UTF8.self) else {
+            throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
+        }
+        return s
+    }
+
+    mutating func data() throws(CRDTError) -> [UInt8] {
+        let n = try count("byte string length")
+        defer { offset += n }
+        return Array(bytes[offset..<offset + n])
+    }
+
+    mutating func u32() throws(CRDTError) -> UInt32 {
+        guard remaining >= 4 else { throw fail("unexpected end of data in a u32") }
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+        offset += 4
+        return v
+    }
+}
+
+/// CRC-32 (IEEE 802.3, the zlib polynomial).
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { i -> UInt32 in
+        var c = UInt32(i)
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    /// - Complexity: O(n).
+    static func checksum(_ bytes: [UInt8], count: Int) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        bytes.withUnsafeBufferPointer { buf in
+            table.withUnsafeBufferPointer { t in
+                for i in 0..<count { c = t[Int((c ^ UInt32(buf[i])) & 0xFF)] ^ (c >> 8) }
+            }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+}
