@@ -10,6 +10,7 @@ struct BenchmarkRow {
 }
 
 let benchmarks: [BenchmarkRow] = [
+    BenchmarkRow(name: "CRDTBenchmark", dependencies: [.product(name: "QuireCRDT", package: "Quire")]),
 ]
 
 let package = Package(

@@ -118,34 +118,32 @@ extension Op {
     /// or deleting, as Loro merges ops.
     /// - Complexity: O(1).
     mutating func tryMerge(_ next: Op, peer: PeerID) -> Bool {
-        guard next.container == container, next.counter == counter + length else { return false }
-        switch (content, next.content) {
-        case let (.insert(l, r, c, n), .insert(l2, r2, c2, n2)):
-            guard r == r2, c + n == c2, l2 == OptID(peer: peer, counter: counter + n - 1) else { return false }
+        guard next.counter == counter + length, next.container == container else { return false }
+        if case let .insert(l2, r2, c2, n2) = next.content {
+            guard case let .insert(l, r, c, n) = content, r == r2, c + n == c2, l2 == OptID(peer: peer, counter: counter + n - 1) else { return false }
             content = .insert(left: l, right: r, content: c, count: n + n2)
             return true
-        case let (.delete(spans), .delete(more)) where more.count == 1:
-            var s = spans
-            let m = more[0]
-            if var last = s.last, last.peer == m.peer, m.length == 1 {
-                // Forward deletes (Delete key) and backward ones (Backspace) extend the span.
-                var extended = true
-                if last.length > 0, last.start + last.length == m.start {
-                    last.length += 1
-                } else if last.length == 1, m.start == last.start - 1 {
-                    last.length = -2
-                } else if last.length < 0, m.start == last.start + last.length {
-                    last.length -= 1
-                } else {
-                    extended = false
-                }
-                if extended { s[s.count - 1] = last; content = .delete(s); return true }
-            }
-            s.append(m)
-            content = .delete(s)
-            return true
-        default:
-            return false
         }
+        guard case .delete(let more) = next.content, more.count == 1, case .delete(var s) = content else { return false }
+        // Drop the enum's reference first so the span array is uniquely owned (no copy).
+        content = .mapSet(key: "", value: nil)
+        let m = more[0]
+        if var last = s.last, last.peer == m.peer, m.length == 1 {
+            // Forward deletes (Delete key) and backward ones (Backspace) extend the span.
+            var extended = true
+            if last.length > 0, last.start + last.length == m.start {
+                last.length += 1
+            } else if last.length == 1, m.start == last.start - 1 {
+                last.length = -2
+            } else if last.length < 0, m.start == last.start + last.length {
+                last.length -= 1
+            } else {
+                extended = false
+            }
+            if extended { s[s.count - 1] = last; content = .delete(s); return true }
+        }
+        s.append(m)
+        content = .delete(s)
+        return true
     }
 }

@@ -112,10 +112,13 @@ public struct Document: Sendable {
     /// - Complexity: O(log n + m) for m inserted scalars (plus anchors at the spot when marks exist).
     public mutating func insertText(_ string: String, at pos: Int, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
         try check(c, .text)
-        let p = try convert(pos, from: unit, to: .unicodeScalar, in: c)
-        guard !string.isEmpty else { return }
+        let p = unit == .unicodeScalar ? pos : try convert(pos, from: unit, to: .unicodeScalar, in: c)
         let st = mutate()
-        let seq = st.sequence(c)
+        let existing = st.existingSequence(c)
+        let len = existing?.summary.count ?? 0
+        guard p >= 0, p <= len else { throw .outOfBounds(container: c, position: pos, length: length(of: c, unit: unit), unit: unit) }
+        guard !string.isEmpty else { return }
+        let seq = existing ?? st.sequence(c)
         let start = Int32(seq.scalars.count)
         var u16: Int32 = 0, u8: Int32 = 0, n: Int32 = 0
         for sc in string.unicodeScalars {
@@ -125,23 +128,42 @@ public struct Document: Sendable {
             n += 1
         }
         let (counter, lamport) = st.nextLocalStamp()
+        // Typing fast path: continuing the run the previous local insert extended.
+        if let t = seq.typing, t.position == p, t.end == counter, !st.recordEvents, t.index < t.leaf.elems.count {
+            let run = t.leaf.elems[t.index]
+            if run.peer == st.peer, run.counter + run.length == counter, run.lamport + Lamport(run.length) == lamport,
+               run.content + run.length == start, run.visible, run.kind == .text {
+                let left = OptID(peer: st.peer, counter: counter - 1)
+                t.leaf.elems[t.index].length += n
+                t.leaf.elems[t.index].utf16 += u16
+                t.leaf.elems[t.index].utf8 += u8
+                seq.propagate(t.leaf, add: SeqSummary(elements: Int(n), count: Int(n), utf16: Int(u16), utf8: Int(u8)), subtract: SeqSummary())
+                seq.assignIndex(peer: st.peer, start: counter, end: counter + n, leaf: t.leaf)
+                seq.typing = (t.leaf, t.index, counter + n, p + Int(n))
+                st.record(Op(container: c, counter: counter, content: .insert(left: left, right: run.originRight, content: start, count: n)))
+                return
+            }
+        }
         let (left, right, leaf, index) = st.insertionPoint(seq, c, at: p)
         let e = Elem(peer: st.peer, counter: counter, lamport: lamport, length: n, originLeft: left, originRight: right,
                      content: start, utf16: u16, utf8: u8, kind: .text, deleted: false)
         st.record(Op(container: c, counter: counter, content: .insert(left: left, right: right, content: start, count: n)))
         st.applyInsert(c, seq, e, slot: (leaf, index))
+        if !st.recordEvents, seq.marks.isEmpty, let cur = seq.cursor(of: e.lastID), cur.offset == cur.leaf.elems[cur.index].length - 1 {
+            seq.typing = (cur.leaf, cur.index, counter + n, p + Int(n))
+        }
     }
 
     /// Deletes `count` units from `pos` in a text or list container.
     /// - Complexity: O((k + 1) · log n) for k runs touched.
     public mutating func delete(at pos: Int, count: Int, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
         guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .text) }
-        let len = length(of: c, unit: unit)
-        guard pos >= 0, count >= 0, pos + count <= len else { throw .outOfBounds(container: c, position: pos + count, length: len, unit: unit) }
-        let a = try convert(pos, from: unit, to: .unicodeScalar, in: c)
-        let b = try convert(pos + count, from: unit, to: .unicodeScalar, in: c)
-        guard b > a else { return }
         let st = mutate()
+        let len = st.existingSequence(c)?.summary.measure(unit) ?? 0
+        guard pos >= 0, count >= 0, pos + count <= len else { throw .outOfBounds(container: c, position: pos + count, length: len, unit: unit) }
+        let a = unit == .unicodeScalar ? pos : try convert(pos, from: unit, to: .unicodeScalar, in: c)
+        let b = unit == .unicodeScalar ? pos + count : try convert(pos + count, from: unit, to: .unicodeScalar, in: c)
+        guard b > a else { return }
         let seq = st.sequence(c)
         var remaining = Int32(b - a)
         var spans: [IDSpan] = []
@@ -151,11 +173,17 @@ public struct Document: Sendable {
             let take = min(remaining, e.length - cur.offset)
             let id = ID(peer: e.peer, counter: e.counter + cur.offset)
             spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
-            if cur.offset > 0 { seq.split(cur.leaf, cur.index, at: cur.offset) }
-            let c2 = cur.offset > 0 ? seq.cursor(of: id)! : cur
-            if take < c2.leaf.elems[c2.index].length { seq.split(c2.leaf, c2.index, at: take) }
-            let c3 = seq.cursor(of: id)!
-            seq.markDeleted(c3.leaf, c3.index, count: take)
+            var leaf = cur.leaf
+            var index = cur.index
+            if cur.offset > 0 {
+                if let i = seq.split(leaf, index, at: cur.offset) { index = i } else { let c2 = seq.cursor(of: id)!; leaf = c2.leaf; index = c2.index }
+            }
+            if take < leaf.elems[index].length, seq.split(leaf, index, at: take) == nil {
+                let c3 = seq.cursor(of: id)!
+                leaf = c3.leaf
+                index = c3.index
+            }
+            seq.markDeleted(leaf, index, count: take)
             remaining -= take
         }
         for span in spans {
@@ -185,7 +213,7 @@ public struct Document: Sendable {
         let expand = value == .null ? configured.reversed : configured
         let (counter, lamport) = st.nextLocalStamp()
         let markID = ID(peer: st.peer, counter: counter)
-        st.marks[c, default: [:]][markID] = MarkInfo(key: key, value: value, expand: expand, lamport: lamport, peer: st.peer)
+        seq.marks[markID] = MarkInfo(key: key, value: value, expand: expand, lamport: lamport, peer: st.peer)
         let (sl, sr, sLeaf, sIndex) = st.insertionPoint(seq, c, at: a)
         seq.insertElem(Elem(peer: st.peer, counter: counter, lamport: lamport, length: 1, originLeft: sl, originRight: sr,
                             content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false), leaf: sLeaf, at: sIndex)

@@ -81,7 +81,11 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     /// - Complexity: O(1) expected.
     @inline(__always)
     public mutating func extend(peer: PeerID, to end: Counter) {
-        if end > self[peer] { ends[peer] = end }
+        if let i = ends.index(forKey: peer) {
+            if ends.values[i] < end { ends.values[i] = end }
+        } else if end > 0 {
+            ends[peer] = end
+        }
     }
 
     /// Merges another version into this one (pointwise maximum).
@@ -144,6 +148,7 @@ public struct Frontiers: Hashable, Sendable {
     /// frontier and the change's last ID joins it.
     /// - Complexity: O(f · d) for f frontier and d dependency IDs.
     mutating func advance(lastID: ID, deps: [ID]) {
+        if ids.count == 1, deps.count == 1, ids[0] == deps[0] { ids[0] = lastID; return }
         ids.removeAll { f in f.peer == lastID.peer || deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }
         ids.append(lastID)
         ids.sort()

@@ -80,9 +80,9 @@ final class SeqNode {
     unowned(unsafe) var parent: SeqNode?
     unowned(unsafe) var next: SeqNode?
     unowned(unsafe) var prev: SeqNode?
-    var summary = SeqSummary()
-    var elems: [Elem] = []
-    var children: [SeqNode] = []
+    @exclusivity(unchecked) var summary = SeqSummary()
+    @exclusivity(unchecked) var elems: [Elem] = []
+    @exclusivity(unchecked) var children: [SeqNode] = []
     let isLeaf: Bool
     init(leaf: Bool) { isLeaf = leaf }
 
@@ -113,13 +113,18 @@ final class FugueSequence {
     static let leafCapacity = 64
     static let innerCapacity = 32
 
-    var root: SeqNode
+    @exclusivity(unchecked) var root: SeqNode
     /// Text content: every scalar ever inserted, in arrival order.
-    var scalars: [Unicode.Scalar] = []
+    @exclusivity(unchecked) var scalars: [Unicode.Scalar] = []
     /// List content: every value ever inserted.
-    var values: [Value] = []
+    @exclusivity(unchecked) var values: [Value] = []
     /// Where each peer's elements live.
-    var index: [PeerID: [IndexRun]] = [:]
+    @exclusivity(unchecked) var index: [PeerID: [IndexRun]] = [:]
+    /// The run the last local insert extended and the visible position right after it; any
+    /// other structural change clears it (the typing fast path).
+    @exclusivity(unchecked) var typing: (leaf: SeqNode, index: Int, end: Counter, position: Int)?
+    /// The marks of a text: mark ID (its start anchor's ID) to style.
+    @exclusivity(unchecked) var marks: [ID: MarkInfo] = [:]
 
     init() {
         root = SeqNode(leaf: true)
@@ -131,6 +136,7 @@ final class FugueSequence {
         let other = FugueSequence()
         other.scalars = scalars
         other.values = values
+        other.marks = marks
         var leaves: [SeqNode] = []
         func clone(_ node: SeqNode) -> SeqNode {
             let n = SeqNode(leaf: node.isLeaf)
@@ -207,8 +213,10 @@ final class FugueSequence {
     /// Records that counters `start ..< end` of `peer` live in `leaf`.
     /// - Complexity: O(log r + k) for r runs of the peer, k runs overwritten (plus array shifting).
     func assignIndex(peer: PeerID, start: Counter, end: Counter, leaf: SeqNode) {
-        var runs = index.removeValue(forKey: peer) ?? []
-        defer { index[peer] = runs }
+        FugueSequence.assign(&index[peer, default: []], start: start, end: end, leaf: leaf)
+    }
+
+    private static func assign(_ runs: inout [IndexRun], start: Counter, end: Counter, leaf: SeqNode) {
         // Fast path: append or extend at the end.
         if let last = runs.last, last.end <= start {
             if last.end == start && last.leaf === leaf { runs[runs.count - 1].end = end } else {
@@ -360,9 +368,11 @@ final class FugueSequence {
     }
 
     /// Splits element `index` of `leaf` at `offset` (0 < offset < length); the right part follows.
+    /// Returns the right part's index, or nil when the leaf overflowed and was split (look up again).
     /// - Complexity: O(L) plus the arena scan for non-ASCII text.
     @discardableResult
-    func split(_ leaf: SeqNode, _ index: Int, at offset: Int32) -> Int {
+    func split(_ leaf: SeqNode, _ index: Int, at offset: Int32) -> Int? {
+        typing = nil
         let e = leaf.elems[index]
         var left = e, right = e
         var u16 = offset, u8 = offset
@@ -382,7 +392,7 @@ final class FugueSequence {
         right.originLeft = OptID(peer: e.peer, counter: e.counter + offset - 1)
         leaf.elems[index] = left
         leaf.elems.insert(right, at: index + 1)
-        if leaf.elems.count > Self.leafCapacity { splitLeaf(leaf) }
+        if leaf.elems.count > Self.leafCapacity { splitLeaf(leaf); return nil }
         return index + 1
     }
 
@@ -409,6 +419,7 @@ final class FugueSequence {
 
     /// Moves the upper half of an overfull leaf into a new right sibling.
     func splitLeaf(_ leaf: SeqNode) {
+        typing = nil
         let half = leaf.elems.count / 2
         let right = SeqNode(leaf: true)
         right.elems = Array(leaf.elems[half...])
@@ -459,6 +470,7 @@ final class FugueSequence {
     /// Inserts `e` into `leaf` at element index `at`, merging with the left neighbour when possible.
     /// - Complexity: O(L + log n).
     func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
+        typing = nil
         if at > 0, canMerge(leaf.elems[at - 1], e) {
             leaf.elems[at - 1].length += e.length
             leaf.elems[at - 1].utf16 += e.utf16
@@ -493,6 +505,7 @@ final class FugueSequence {
     /// cursor runs out.
     /// - Complexity: O((k + 1) · (L + log n)) for k pieces.
     func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) {
+        typing = nil
         var e = leaf.elems[index]
         let before = e.summary
         e.deleted = true

@@ -28,6 +28,7 @@ extension FugueSequence {
     /// Builds the tree from runs in document order.
     /// - Complexity: O(n).
     func build(_ elems: [Elem]) {
+        typing = nil
         var leaves: [SeqNode] = []
         let per = Self.leafCapacity * 3 / 4
         var i = 0
@@ -107,10 +108,10 @@ extension Document {
             }
         }
         // Marks
-        let markKeys = st.marks.keys.sorted()
+        let markKeys = st.sequences.keys.filter { !st.sequences[$0]!.marks.isEmpty }.sorted()
         w.uvarint(markKeys.count)
         for c in markKeys {
-            let table = st.marks[c]!
+            let table = st.sequences[c]!.marks
             w.uvarint(t.container(c))
             w.uvarint(table.count)
             for id in table.keys.sorted() {
@@ -252,7 +253,8 @@ extension Document {
                 let lam = try r.int(max: Int(UInt32.max), "mark Lamport")
                 table[id] = MarkInfo(key: key, value: value, expand: e, lamport: Lamport(lam), peer: id.peer)
             }
-            st.marks[c] = table
+            guard let seq = st.sequences[c] else { throw CRDTError.malformedBytes(offset: r.offset, reason: "marks for a missing text") }
+            seq.marks = table
         }
         let nmap = try r.count("map count", minBytes: 2)
         for _ in 0..<nmap {

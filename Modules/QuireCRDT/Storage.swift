@@ -36,27 +36,26 @@ enum ParentSlot {
 final class DocStorage: @unchecked Sendable {
     var peer: PeerID
     // History
-    var changes: [PeerID: [Change]] = [:]
-    var version = VersionVector()
-    var frontiers = Frontiers()
-    var nextLamport: Lamport = 0
+    @exclusivity(unchecked) var changes: [PeerID: [Change]] = [:]
+    @exclusivity(unchecked) var version = VersionVector()
+    @exclusivity(unchecked) var frontiers = Frontiers()
+    @exclusivity(unchecked) var nextLamport: Lamport = 0
     // Pending (uncommitted) local transaction
-    var txnOps: [Op] = []
-    var txnCounter: Counter = 0
-    var txnLamport: Lamport = 0
-    var txnLength: Int32 = 0
+    @exclusivity(unchecked) var txnOps: [Op] = []
+    @exclusivity(unchecked) var txnCounter: Counter = 0
+    @exclusivity(unchecked) var txnLamport: Lamport = 0
+    @exclusivity(unchecked) var txnLength: Int32 = 0
     // Remote changes waiting for dependencies
     var pending: [Change] = []
     // State
-    var sequences: [ContainerID: FugueSequence] = [:]
-    var marks: [ContainerID: [ID: MarkInfo]] = [:]
-    var maps: [ContainerID: [String: MapEntry]] = [:]
+    @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
+    @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
     var trees: [ContainerID: TreeState] = [:]
     var parents: [ContainerID: (ContainerID, ParentSlot)] = [:]
     var styles: [String: ExpandType] = [:]
     // Events
     var recordEvents = false
-    var events: [ContainerEvent] = []
+    @exclusivity(unchecked) var events: [ContainerEvent] = []
 
     init(peer: PeerID) { self.peer = peer }
 
@@ -72,7 +71,6 @@ final class DocStorage: @unchecked Sendable {
         c.txnLength = txnLength
         c.pending = pending
         c.sequences = sequences.mapValues { $0.copy() }
-        c.marks = marks
         c.maps = maps
         c.trees = trees
         c.parents = parents
@@ -82,10 +80,26 @@ final class DocStorage: @unchecked Sendable {
         return c
     }
 
-    func sequence(_ c: ContainerID) -> FugueSequence {
-        if let s = sequences[c] { return s }
-        let s = FugueSequence()
-        sequences[c] = s
+    // A one-entry cache for the container being edited; only used on uniquely owned storage.
+    @exclusivity(unchecked) private var cachedID: ContainerID?
+    @exclusivity(unchecked) private var cachedSeq: FugueSequence?
+
+    /// The sequence of `c`, created when missing (mutating paths only).
+    @inline(__always) func sequence(_ c: ContainerID) -> FugueSequence {
+        if let cs = cachedSeq, cachedID == c { return cs }
+        let s: FugueSequence
+        if let existing = sequences[c] { s = existing } else { s = FugueSequence(); sequences[c] = s }
+        cachedID = c
+        cachedSeq = s
+        return s
+    }
+
+    /// The sequence of `c` if it exists (mutating paths only).
+    @inline(__always) func existingSequence(_ c: ContainerID) -> FugueSequence? {
+        if let cs = cachedSeq, cachedID == c { return cs }
+        guard let s = sequences[c] else { return nil }
+        cachedID = c
+        cachedSeq = s
         return s
     }
 
@@ -123,25 +137,28 @@ final class DocStorage: @unchecked Sendable {
         guard !txnOps.isEmpty else { return }
         let deps = frontiers.ids
         let lastIDOwn = ID(peer: peer, counter: txnCounter - 1)
-        if deps.count == 1, deps[0] == lastIDOwn, var list = changes.removeValue(forKey: peer),
-           var last = list.popLast(), last.end == txnCounter, last.lamport + Lamport(last.length) == txnLamport {
-            for op in txnOps {
-                if !last.ops.isEmpty, last.ops[last.ops.count - 1].tryMerge(op, peer: peer) { continue }
-                last.ops.append(op)
-            }
-            last.length += txnLength
-            list.append(last)
-            changes[peer] = list
-        } else {
-            let change = Change(peer: peer, counter: txnCounter, lamport: txnLamport, deps: deps, ops: txnOps, length: txnLength)
-            changes[peer, default: []].append(change)
-        }
+        let mergeable = deps.count == 1 && deps[0] == lastIDOwn
+        DocStorage.appendLocal(&changes[peer, default: []], mergeable: mergeable, self)
         let end = txnCounter + txnLength
         version.extend(peer: peer, to: end)
         frontiers.advance(lastID: ID(peer: peer, counter: end - 1), deps: deps)
         nextLamport = max(nextLamport, txnLamport + Lamport(txnLength))
         txnOps.removeAll(keepingCapacity: true)
         txnLength = 0
+    }
+
+    private static func appendLocal(_ list: inout [Change], mergeable: Bool, _ st: DocStorage) {
+        let n = list.count
+        if mergeable, n > 0, list[n - 1].end == st.txnCounter, list[n - 1].lamport + Lamport(list[n - 1].length) == st.txnLamport {
+            for op in st.txnOps {
+                let k = list[n - 1].ops.count
+                if k > 0, list[n - 1].ops[k - 1].tryMerge(op, peer: st.peer) { continue }
+                list[n - 1].ops.append(op)
+            }
+            list[n - 1].length += st.txnLength
+        } else {
+            list.append(Change(peer: st.peer, counter: st.txnCounter, lamport: st.txnLamport, deps: st.frontiers.ids, ops: st.txnOps, length: st.txnLength))
+        }
     }
 
     // MARK: paths

@@ -14,7 +14,10 @@ extension Change {
         guard k > counter else { return self }
         guard k < end else { return nil }
         var ops: [Op] = []
-        for op in self.ops {
+        // Ops are in counter order: skip those ending at or before k by binary search.
+        var lo = 0, hi = self.ops.count
+        while lo < hi { let mid = (lo + hi) / 2; if self.ops[mid].counter + self.ops[mid].length <= k { lo = mid + 1 } else { hi = mid } }
+        for op in self.ops[lo...] {
             let opEnd = op.counter + op.length
             if opEnd <= k { continue }
             if op.counter >= k { ops.append(op); continue }
@@ -145,7 +148,7 @@ extension DocStorage {
             case let .mark(m):
                 let seq = sequence(c)
                 let markID = ID(peer: change.peer, counter: op.counter)
-                marks[c, default: [:]][markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: change.peer)
+                seq.marks[markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: change.peer)
                 seq.integrate(Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: 1, originLeft: m.startLeft, originRight: m.startRight,
                                    content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
                 seq.integrate(Elem(peer: change.peer, counter: op.counter + 1, lamport: lamport + 1, length: 1, originLeft: m.endLeft, originRight: m.endRight,

@@ -19,7 +19,7 @@ extension DocStorage {
             if cur.offset < e.length {
                 let leftID = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)
                 let rightID = ID(peer: e.peer, counter: e.counter + cur.offset)
-                seq.split(cur.leaf, cur.index, at: cur.offset)
+                if let i = seq.split(cur.leaf, cur.index, at: cur.offset) { return (leftID, OptID(rightID), cur.leaf, i) }
                 let rc = seq.cursor(of: rightID)!
                 return (leftID, OptID(rightID), rc.leaf, rc.index)
             }
@@ -27,7 +27,7 @@ extension DocStorage {
         }
         let next: (SeqNode, Int)? = after.map { seq.after($0.0, $0.1) } ?? seq.first()
         // Fast path: no anchors can be in the gap.
-        let table = marks[c] ?? [:]
+        let table = seq.marks
         if table.isEmpty || next == nil || next.map({ $0.0.elems[$0.1].visible }) == true {
             return slot(seq, after: after, next: next)
         }
@@ -71,7 +71,7 @@ extension DocStorage {
     /// - Complexity: O(M · log n) for M marks in the container.
     func activeMarks(_ seq: FugueSequence, _ c: ContainerID, at elementIndex: Int) -> Set<ID> {
         var out = Set<ID>()
-        for (markID, _) in marks[c] ?? [:] {
+        for (markID, _) in seq.marks {
             guard let s = seq.elementIndex(of: markID), let e = seq.elementIndex(of: markID.advanced(by: 1)) else { continue }
             if s < elementIndex && elementIndex < e { out.insert(markID) }
         }
@@ -93,7 +93,7 @@ extension DocStorage {
     /// - Complexity: O(M · log n + k) for k elements in the range.
     func styledRuns(_ seq: FugueSequence, _ c: ContainerID, from start: Int, count: Int) -> [(Int, [String: Value])] {
         guard count > 0, let cur = seq.locateAt(start, unit: .unicodeScalar) else { return [] }
-        let table = marks[c] ?? [:]
+        let table = seq.marks
         if table.isEmpty { return [(count, [:])] }
         var active = activeMarks(seq, c, at: seq.prefix(of: cur).elements)
         var attrs = attributes(of: active, table)
@@ -123,7 +123,7 @@ extension DocStorage {
     /// - Complexity: O(n + M).
     func delta(_ c: ContainerID) -> [TextDelta] {
         guard let seq = sequences[c] else { return [] }
-        let table = marks[c] ?? [:]
+        let table = seq.marks
         var active = Set<ID>()
         var attrs: [String: Value] = [:]
         var out: [TextDelta] = []
