@@ -36,3 +36,4 @@ import Testing
         #expect(merged.unicodeScalars.count == trace.endContent.unicodeScalars.count)
     }
 }
+
