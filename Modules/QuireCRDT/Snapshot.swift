@@ -237,6 +237,15 @@ extension Document {
                 }
                 elems.append(e)
             }
+            // Element IDs must be unique.
+            var byPeer: [PeerID: [(Counter, Counter)]] = [:]
+            for e in elems { byPeer[e.peer, default: []].append((e.counter, e.counter + e.length)) }
+            for (_, ranges) in byPeer {
+                let sorted = ranges.sorted { $0.0 < $1.0 }
+                for i in sorted.indices.dropFirst() where sorted[i].0 < sorted[i - 1].1 {
+                    throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)")
+                }
+            }
             seq.build(elems)
             st.sequences[c] = seq
         }
@@ -312,7 +321,14 @@ extension Document {
                         throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert missing from the state")
                     }
                     let e = cur.leaf.elems[cur.index]
-                    history[i].ops[j].content = .insert(left: l, right: rr, content: e.content + cur.offset, count: n)
+                    let start = e.content + cur.offset
+                    let arena = op.container.type == .text ? seq.scalars.count : seq.values.count
+                    guard e.kind.rawValue < 2, (e.kind == .text) == (op.container.type == .text), Int(start) + Int(n) <= arena,
+                          let lastCur = seq.cursor(of: ID(peer: ch.peer, counter: op.counter + n - 1)),
+                          lastCur.leaf.elems[lastCur.index].content + lastCur.offset == start + n - 1 else {
+                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert disagrees with the state")
+                    }
+                    history[i].ops[j].content = .insert(left: l, right: rr, content: start, count: n)
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
                 default: break
