@@ -111,20 +111,35 @@ struct ByteReader {
     }
 }
 
-/// CRC-32 (IEEE 802.3, the zlib polynomial).
+/// CRC-32 (IEEE 802.3, the zlib polynomial), slicing-by-8.
 enum CRC32 {
-    static let table: [UInt32] = (0..<256).map { i -> UInt32 in
-        var c = UInt32(i)
-        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
+    static let tables: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 8 * 256)
+        for i in 0..<256 {
+            var c = UInt32(i)
+            for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            t[i] = c
+        }
+        for i in 0..<256 {
+            for k in 1..<8 { t[k * 256 + i] = (t[(k - 1) * 256 + i] >> 8) ^ t[Int(t[(k - 1) * 256 + i] & 0xFF)] }
+        }
+        return t
+    }()
 
     /// - Complexity: O(n).
     static func checksum(_ bytes: [UInt8], count: Int) -> UInt32 {
         var c: UInt32 = 0xFFFF_FFFF
         bytes.withUnsafeBufferPointer { buf in
-            table.withUnsafeBufferPointer { t in
-                for i in 0..<count { c = t[Int((c ^ UInt32(buf[i])) & 0xFF)] ^ (c >> 8) }
+            tables.withUnsafeBufferPointer { t in
+                var i = 0
+                while i + 8 <= count {
+                    let lo = c ^ (UInt32(buf[i]) | UInt32(buf[i + 1]) << 8 | UInt32(buf[i + 2]) << 16 | UInt32(buf[i + 3]) << 24)
+                    let hi = UInt32(buf[i + 4]) | UInt32(buf[i + 5]) << 8 | UInt32(buf[i + 6]) << 16 | UInt32(buf[i + 7]) << 24
+                    c = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)] ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
+                        ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)] ^ t[256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                    i += 8
+                }
+                while i < count { c = t[Int((c ^ UInt32(buf[i])) & 0xFF)] ^ (c >> 8); i += 1 }
             }
         }
         return c ^ 0xFFFF_FFFF

@@ -19,7 +19,7 @@ extension FugueSequence {
     /// Returns the visible position where the run starts.
     /// - Complexity: O(k · log n) for k concurrent elements between the origins, O(log n) otherwise.
     @discardableResult
-    func integrate(_ elem: Elem) -> Int {
+    func integrate(_ elem: Elem, wantPosition: Bool = true) -> Int {
         let left = elem.originLeft.id
         let right = elem.originRight.id
         if let right { _ = splitBefore(right) }
@@ -96,7 +96,7 @@ extension FugueSequence {
             }
         }
         insertElem(elem, leaf: insertLeaf, at: insertIndex)
-        guard let c = cursor(of: elem.id) else { return 0 }
+        guard wantPosition, let c = cursor(of: elem.id) else { return 0 }
         return prefix(of: c).count
     }
 

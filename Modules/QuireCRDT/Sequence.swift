@@ -536,11 +536,34 @@ final class FugueSequence {
     /// The visible text.
     /// - Complexity: O(n).
     func string() -> String {
-        var s = String.UnicodeScalarView()
-        forEachElem { e in
-            if e.visible && e.kind == .text { s.append(contentsOf: scalars[Int(e.content)..<Int(e.content + e.length)]) }
+        let total = root.summary.utf8
+        guard total > 0 else { return "" }
+        return scalars.withUnsafeBufferPointer { arena in
+            String(unsafeUninitializedCapacity: total) { out in
+                var i = 0
+                forEachElem { e in
+                    guard e.visible && e.kind == .text else { return }
+                    for k in Int(e.content)..<Int(e.content + e.length) { i = FugueSequence.encodeUTF8(arena[k], into: out, at: i) }
+                }
+                return i
+            }
         }
-        return String(s)
+    }
+
+    /// Writes one scalar as UTF-8 at `i` and returns the next index.
+    @inline(__always) static func encodeUTF8(_ s: Unicode.Scalar, into out: UnsafeMutableBufferPointer<UInt8>, at i: Int) -> Int {
+        let v = s.value
+        switch v {
+        case 0..<0x80:
+            out[i] = UInt8(v); return i + 1
+        case 0x80..<0x800:
+            out[i] = UInt8(0xC0 | (v >> 6)); out[i + 1] = UInt8(0x80 | (v & 0x3F)); return i + 2
+        case 0x800..<0x10000:
+            out[i] = UInt8(0xE0 | (v >> 12)); out[i + 1] = UInt8(0x80 | ((v >> 6) & 0x3F)); out[i + 2] = UInt8(0x80 | (v & 0x3F)); return i + 3
+        default:
+            out[i] = UInt8(0xF0 | (v >> 18)); out[i + 1] = UInt8(0x80 | ((v >> 12) & 0x3F))
+            out[i + 2] = UInt8(0x80 | ((v >> 6) & 0x3F)); out[i + 3] = UInt8(0x80 | (v & 0x3F)); return i + 4
+        }
     }
 
     /// The visible list values.

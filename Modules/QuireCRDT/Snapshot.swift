@@ -38,8 +38,21 @@ extension FugueSequence {
             leaf.recomputeSummary()
             if let last = leaves.last { last.next = leaf; leaf.prev = last }
             leaves.append(leaf)
-            for e in leaf.elems { assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaf) }
             i += per
+        }
+        // The ID index: collect runs per peer, sort by counter, merge neighbours in the same leaf.
+        var perPeer: [PeerID: [IndexRun]] = [:]
+        for leaf in leaves {
+            for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
+        }
+        index = perPeer.mapValues { runs in
+            let sorted = runs.sorted { $0.start < $1.start }
+            var merged: [IndexRun] = []
+            merged.reserveCapacity(sorted.count)
+            for r in sorted {
+                if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
+            }
+            return merged
         }
         guard !leaves.isEmpty else { root = SeqNode(leaf: true); return }
         var level = leaves
@@ -75,22 +88,69 @@ extension Document {
         for f in st.frontiers.ids { w.uvarint(t.peer(f.peer)); w.uvarint(f.counter) }
         w.uvarint(st.styles.count)
         for k in st.styles.keys.sorted() { w.string(k); w.u8(st.styles[k]!.rawValue) }
-        // Sequences
+        // Sequences. Each arena is rewritten in history order, so loading assigns every insert
+        // op its content offset by a running sum instead of a lookup.
+        var opOffsets: [ContainerID: [PeerID: [(counter: Counter, count: Int32, offset: Int32)]]] = [:]
+        var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [Value])] = [:]
+        for ch in history {
+            for op in ch.ops {
+                guard case let .insert(_, _, content, n) = op.content, let seq = st.sequences[op.container] else { continue }
+                var arena = arenas[op.container] ?? ([], [])
+                let offset = Int32(op.container.type == .text ? arena.scalars.count : arena.values.count)
+                if op.container.type == .text {
+                    arena.scalars.append(contentsOf: seq.scalars[Int(content)..<Int(content + n)])
+                } else {
+                    arena.values.append(contentsOf: seq.values[Int(content)..<Int(content + n)])
+                }
+                arenas[op.container] = arena
+                opOffsets[op.container, default: [:]][ch.peer, default: []].append((op.counter, n, offset))
+            }
+        }
+        /// A run split where its ops' new content ranges stop being contiguous.
+        func pieces(_ c: ContainerID, _ e: Elem) -> [Elem] {
+            guard e.kind.rawValue < 2 else { return [e] }
+            let list = opOffsets[c]?[e.peer] ?? []
+            var lo = 0, hi = list.count
+            while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= e.counter { lo = mid + 1 } else { hi = mid } }
+            var out: [Elem] = []
+            var cur = e
+            cur.content = list[lo].offset + (e.counter - list[lo].counter)
+            var i = lo
+            while cur.counter + cur.length > list[i].counter + list[i].count {
+                // The run continues into the next op; split if its content is not adjacent.
+                let cut = list[i].counter + list[i].count - cur.counter
+                let next = list[i + 1]
+                if next.offset != cur.content + cut {
+                    var right = cur
+                    right.counter += cut
+                    right.lamport += Lamport(cut)
+                    right.length -= cut
+                    right.originLeft = OptID(peer: e.peer, counter: right.counter - 1)
+                    right.content = next.offset
+                    cur.length = cut
+                    out.append(cur)
+                    cur = right
+                }
+                i += 1
+            }
+            out.append(cur)
+            return out
+        }
         let seqKeys = st.sequences.keys.sorted()
         w.uvarint(seqKeys.count)
         for c in seqKeys {
-            let seq = st.sequences[c]!
+            let arena = arenas[c] ?? ([], [])
             w.uvarint(t.container(c))
             if c.type == .text {
                 var v = String.UnicodeScalarView()
-                v.append(contentsOf: seq.scalars)
+                v.append(contentsOf: arena.scalars)
                 w.string(String(v))
             } else {
-                w.uvarint(seq.values.count)
-                for v in seq.values { w.value(v, &t) }
+                w.uvarint(arena.values.count)
+                for v in arena.values { w.value(v, &t) }
             }
             var elems: [Elem] = []
-            seq.forEachElem { elems.append($0) }
+            st.sequences[c]!.forEachElem { elems.append(contentsOf: pieces(c, $0)) }
             w.uvarint(elems.count)
             var expected: Int64 = 0
             for e in elems {
@@ -193,7 +253,11 @@ extension Document {
             let seq = FugueSequence()
             var arenaCount = 0
             if c.type == .text {
-                seq.scalars = Array(try r.string().unicodeScalars)
+                let text = try r.string()
+                var scalars: [Unicode.Scalar] = []
+                scalars.reserveCapacity(text.utf8.count)
+                scalars.append(contentsOf: text.unicodeScalars)
+                seq.scalars = scalars
                 arenaCount = seq.scalars.count
             } else if c.type == .list {
                 let n = try r.count("value count")
@@ -309,7 +373,9 @@ extension Document {
         }
         st.pending = try ChangeCodec.read(&r, t)
         guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
-        // Restore the history: inserts take their content offsets from the state.
+        // Restore the history: each container's arena is in history order, so an insert's content
+        // offset is the running total of the inserts before it.
+        var running: [ContainerID: Int32] = [:]
         for i in history.indices {
             let ch = history[i]
             guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
@@ -317,17 +383,15 @@ extension Document {
                 let op = ch.ops[j]
                 switch op.content {
                 case let .insert(l, rr, _, n):
-                    guard let seq = st.sequences[op.container], let cur = seq.cursor(of: ID(peer: ch.peer, counter: op.counter)) else {
-                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert missing from the state")
+                    guard let seq = st.sequences[op.container] else {
+                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert into a missing sequence")
                     }
-                    let e = cur.leaf.elems[cur.index]
-                    let start = e.content + cur.offset
+                    let start = running[op.container] ?? 0
                     let arena = op.container.type == .text ? seq.scalars.count : seq.values.count
-                    guard e.kind.rawValue < 2, (e.kind == .text) == (op.container.type == .text), Int(start) + Int(n) <= arena,
-                          let lastCur = seq.cursor(of: ID(peer: ch.peer, counter: op.counter + n - 1)),
-                          lastCur.leaf.elems[lastCur.index].content + lastCur.offset == start + n - 1 else {
-                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert disagrees with the state")
+                    guard Int(start) + Int(n) <= arena else {
+                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert beyond the content")
                     }
+                    running[op.container] = start + n
                     history[i].ops[j].content = .insert(left: l, right: rr, content: start, count: n)
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")

@@ -51,6 +51,35 @@ extension Change {
     }
 }
 
+/// Element IDs created earlier in the batch being validated, per peer as sorted ranges.
+struct BatchIDs {
+    var ranges: [PeerID: [(Counter, Counter)]] = [:]
+
+    /// - Complexity: O(1) when appending in counter order (the usual case), O(r) otherwise.
+    mutating func insert(peer: PeerID, start: Counter, end: Counter) {
+        BatchIDs.add(&ranges[peer, default: []], start, end)
+    }
+
+    private static func add(_ list: inout [(Counter, Counter)], _ start: Counter, _ end: Counter) {
+        if let last = list.last {
+            if last.1 == start { list[list.count - 1].1 = end; return }
+            if last.1 < start { list.append((start, end)); return }
+        } else {
+            list.append((start, end)); return
+        }
+        let i = list.firstIndex { $0.0 > start } ?? list.count
+        list.insert((start, end), at: i)
+    }
+
+    /// - Complexity: O(log r).
+    func contains(_ id: ID) -> Bool {
+        guard let list = ranges[id.peer] else { return false }
+        var lo = 0, hi = list.count
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
+        return lo < list.count && list[lo].0 <= id.counter
+    }
+}
+
 extension DocStorage {
     /// Committed changes not included in `vv`, in causal (Lamport) order.
     /// - Complexity: O(c log c) for c changes.
@@ -70,23 +99,24 @@ extension DocStorage {
     }
 
     /// Checks that every reference of `op` exists in this document or earlier in the batch.
-    func validate(_ op: Op, peer: PeerID, batch: inout [ContainerID: [IDSpan]], batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
+    func validate(_ op: Op, peer: PeerID, batch: inout [ContainerID: BatchIDs], batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
         let c = op.container
+        let seq = sequences[c]
         func known(_ o: OptID) throws(CRDTError) {
             guard let id = o.id else { return }
-            if sequences[c]?.leaf(of: id) != nil { return }
-            if batch[c]?.contains(where: { $0.contains(id) }) == true { return }
+            if seq?.leaf(of: id) != nil { return }
+            if batch[c]?.contains(id) == true { return }
             throw .invalidReference(container: c, id: id, reason: "no such element")
         }
         switch op.content {
         case let .insertText(l, r, s):
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
             try known(l); try known(r)
-            batch[c, default: []].append(IDSpan(peer: peer, start: op.counter, end: op.counter + Int32(s.count)))
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(s.count))
         case let .insertValues(l, r, v):
             guard c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
             try known(l); try known(r)
-            batch[c, default: []].append(IDSpan(peer: peer, start: op.counter, end: op.counter + Int32(v.count)))
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
         case .insert:
             throw .invalidReference(container: c, id: ID(peer: peer, counter: op.counter), reason: "insert without content")
         case let .delete(spans):
@@ -99,10 +129,10 @@ extension DocStorage {
         case let .mark(m):
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
             try known(m.startLeft); try known(m.startRight)
-            batch[c, default: []].append(IDSpan(peer: peer, start: op.counter, end: op.counter + 1))
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + 1)
             if m.endLeft.id != ID(peer: peer, counter: op.counter) { try known(m.endLeft) }
             if m.endRight.id != ID(peer: peer, counter: op.counter) { try known(m.endRight) }
-            batch[c, default: []].append(IDSpan(peer: peer, start: op.counter + 1, end: op.counter + 2))
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter + 1, end: op.counter + 2)
         case .mapSet:
             guard c.type == .map else { throw .wrongContainerType(container: c, expected: .map) }
         case let .tree(target, parent, _):
@@ -195,13 +225,10 @@ extension DocStorage {
             remaining = waiting
         }
         // Validate before touching anything.
-        var batch: [ContainerID: [IDSpan]] = [:]
+        var batch: [ContainerID: BatchIDs] = [:]
         var batchNodes: [ContainerID: Set<TreeID>] = [:]
         for ch in ready {
-            var maxDep: Lamport = 0
             for op in ch.ops { try validate(op, peer: ch.peer, batch: &batch, batchNodes: &batchNodes) }
-            for d in ch.deps { if let l = lamport(of: d) { maxDep = max(maxDep, l + 1) } }
-            _ = maxDep
         }
         commit()
         for ch in ready { apply(ch) }

@@ -155,7 +155,7 @@ extension DocStorage {
             seq.insertElem(elem, leaf: leaf, at: index)
             pos = recordEvents ? seq.prefix(of: seq.cursor(of: elem.id)!).count : 0
         } else {
-            pos = seq.integrate(elem)
+            pos = seq.integrate(elem, wantPosition: recordEvents)
         }
         if elem.kind == .value {
             for k in 0..<Int(elem.length) {

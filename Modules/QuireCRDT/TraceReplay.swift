@@ -107,6 +107,30 @@ public enum TraceReplay {
         }
     }
 
+    private static func step(_ trace: EditingTrace, _ t: Int, _ txn: EditingTrace.Transaction, lastIDs: [ID?], updates: [[UInt8]],
+                             doc: inout Document) throws(TraceError) -> ([UInt8], ID?) {
+        // Import the missing causal history of the parents, oldest first.
+        var needed: [Int] = []
+        var stack = txn.parents
+        var seen = Set<Int>()
+        while let p = stack.popLast() {
+            guard p >= 0, p < t else { throw .badParent(transaction: t, parent: p) }
+            if !seen.insert(p).inserted { continue }
+            if let id = lastIDs[p], doc.version.includes(id) { continue }
+            needed.append(p)
+            stack.append(contentsOf: trace.transactions[p].parents)
+        }
+        for p in needed.sorted() where lastIDs[p] != nil {
+            do { _ = try doc.importUpdates(updates[p]) } catch { throw .malformed("importing txn \(p): \(error)") }
+        }
+        let before = doc.version
+        try apply(txn, index: t, to: &doc)
+        doc.commit()
+        let after = doc.version
+        if after == before { return ([], nil) }
+        return (doc.exportUpdates(since: before), ID(peer: doc.peer, counter: after[doc.peer] - 1))
+    }
+
     /// The result of a concurrent replay.
     public struct ConcurrentResult: Sendable {
         /// Each agent's document after merging everything.
@@ -128,33 +152,10 @@ public enum TraceReplay {
         }
         for (t, txn) in trace.transactions.enumerated() {
             guard txn.agent >= 0, txn.agent < docs.count else { throw .malformed("txn \(t) has agent \(txn.agent)") }
-            var doc = docs[txn.agent]
-            // Import the missing causal history of the parents, oldest first.
-            var needed: [Int] = []
-            var stack = txn.parents
-            var seen = Set<Int>()
-            while let p = stack.popLast() {
-                guard p >= 0, p < t else { throw .badParent(transaction: t, parent: p) }
-                if !seen.insert(p).inserted { continue }
-                if let id = lastIDs[p], doc.version.includes(id) { continue }
-                needed.append(p)
-                stack.append(contentsOf: trace.transactions[p].parents)
-            }
-            for p in needed.sorted() where lastIDs[p] != nil {
-                do { _ = try doc.importUpdates(updates[p]) } catch { throw .malformed("importing txn \(p): \(error)") }
-            }
-            let before = doc.version
-            try apply(txn, index: t, to: &doc)
-            doc.commit()
-            let after = doc.version
-            if after == before {
-                lastIDs.append(nil)
-                updates.append([])
-            } else {
-                lastIDs.append(ID(peer: doc.peer, counter: after[doc.peer] - 1))
-                updates.append(doc.exportUpdates(since: before))
-            }
-            docs[txn.agent] = doc
+            // Edit the agent's document in place (a copy would clone its storage).
+            let (update, last) = try step(trace, t, txn, lastIDs: lastIDs, updates: updates, doc: &docs[txn.agent])
+            lastIDs.append(last)
+            updates.append(update)
         }
         for a in docs.indices {
             for u in updates where !u.isEmpty {

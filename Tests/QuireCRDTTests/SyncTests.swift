@@ -145,3 +145,24 @@ import Testing
         #expect(received == updates.count)
     }
 }
+
+@Suite struct ChecksumTests {
+    /// The bitwise definition of CRC-32 (reflected, polynomial 0xEDB88320).
+    static func reference(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+
+    @Test func crc32MatchesTheCheckValueAndTheBitwiseDefinition() {
+        #expect(CRC32.checksum(Array("123456789".utf8), count: 9) == 0xCBF4_3926)
+        var rng = SeededRNG(seed: 3)
+        for n in 0..<200 {
+            let bytes = (0..<n).map { _ in UInt8(rng.int(0..<256)) }
+            #expect(CRC32.checksum(bytes, count: bytes.count) == Self.reference(bytes))
+        }
+    }
+}
