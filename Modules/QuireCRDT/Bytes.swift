@@ -145,3 +145,101 @@ enum CRC32 {
         return c ^ 0xFFFF_FFFF
     }
 }
+
+/// A small LZ77 block codec in the style of LZ4 (literal runs and back-references of at least
+/// four bytes, offsets up to 65,535), used for large update and snapshot bodies.
+enum LZ {
+    /// - Complexity: O(n).
+    static func compress(_ src: [UInt8]) -> [UInt8] {
+        let n = src.count
+        var out: [UInt8] = []
+        out.reserveCapacity(n / 2 + 16)
+        var table = [Int32](repeating: -1, count: 1 << 15)
+        var anchor = 0
+        var i = 0
+        src.withUnsafeBufferPointer { s in
+            @inline(__always) func read32(_ p: Int) -> UInt32 {
+                UInt32(s[p]) | UInt32(s[p + 1]) << 8 | UInt32(s[p + 2]) << 16 | UInt32(s[p + 3]) << 24
+            }
+            @inline(__always) func length(_ v: Int, into out: inout [UInt8]) {
+                var rest = v
+                while rest >= 255 { out.append(255); rest -= 255 }
+                out.append(UInt8(rest))
+            }
+            while i + 4 <= n {
+                let word = read32(i)
+                let h = Int((word &* 2_654_435_761) >> 17)
+                let candidate = Int(table[h])
+                table[h] = Int32(i)
+                guard candidate >= 0, i - candidate <= 65_535, read32(candidate) == word else { i += 1; continue }
+                var match = 4
+                while i + match < n && s[candidate + match] == s[i + match] { match += 1 }
+                let literals = i - anchor
+                let ml = match - 4
+                out.append(UInt8(min(literals, 15) << 4 | min(ml, 15)))
+                if literals >= 15 { length(literals - 15, into: &out) }
+                out.append(contentsOf: s[anchor..<i])
+                let offset = i - candidate
+                out.append(UInt8(offset & 0xFF))
+                out.append(UInt8(offset >> 8))
+                if ml >= 15 { length(ml - 15, into: &out) }
+                i += match
+                anchor = i
+            }
+            let literals = n - anchor
+            out.append(UInt8(min(literals, 15) << 4))
+            if literals >= 15 { length(literals - 15, into: &out) }
+            out.append(contentsOf: s[anchor..<n])
+        }
+        return out
+    }
+
+    /// Decompresses exactly `count` bytes; malformed input throws (offsets are into `src`).
+    /// - Complexity: O(count).
+    static func decompress(_ src: ArraySlice<UInt8>, count: Int) throws(CRDTError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var ip = src.startIndex
+        let end = src.endIndex
+        var op = 0
+        func fail(_ why: String) -> CRDTError { .malformedBytes(offset: ip, reason: "compressed body: \(why)") }
+        while ip < end {
+            let token = src[ip]
+            ip += 1
+            var literals = Int(token >> 4)
+            if literals == 15 {
+                while true {
+                    guard ip < end else { throw fail("truncated literal length") }
+                    let b = src[ip]; ip += 1
+                    literals += Int(b)
+                    if b != 255 { break }
+                }
+            }
+            guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
+            for k in 0..<literals { out[op + k] = src[ip + k] }
+            ip += literals
+            op += literals
+            if ip == end { break }
+            guard end - ip >= 2 else { throw fail("truncated offset") }
+            let offset = Int(src[ip]) | Int(src[ip + 1]) << 8
+            ip += 2
+            guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
+            var match = Int(token & 15)
+            if match == 15 {
+                while true {
+                    guard ip < end else { throw fail("truncated match length") }
+                    let b = src[ip]; ip += 1
+                    match += Int(b)
+                    if b != 255 { break }
+                }
+            }
+            match += 4
+            guard match <= count - op else { throw fail("match runs past the declared size") }
+            out.withUnsafeMutableBufferPointer { o in
+                for k in 0..<match { o[op + k] = o[op - offset + k] }
+            }
+            op += match
+        }
+        guard op == count else { throw fail("decoded \(op) bytes, expected \(count)") }
+        return out
+    }
+}

@@ -309,32 +309,49 @@ enum ChangeCodec {
     }
 }
 
-/// The container frame: magic, version, kind, body, CRC-32 of everything before it.
+/// The container frame: magic byte, version (high nibble) with kind and a compression flag (low
+/// nibble), body, CRC-32 of everything before it. Bodies above 1 KiB are LZ-compressed; a
+/// compressed body is its decoded size (varint) then the block.
 enum Frame {
     static let magic: UInt8 = 0xC7
     static let version: UInt8 = 1
+    static let compressedFlag: UInt8 = 0x08
+    static let compressThreshold = 1024
     enum Kind: UInt8 { case updates = 1, snapshot = 2 }
 
     static func seal(_ kind: Kind, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        var inner = ByteWriter()
+        body(&inner)
         var w = ByteWriter()
         w.u8(magic)
-        w.u8(version << 4 | kind.rawValue)
-        body(&w)
+        if inner.bytes.count > compressThreshold {
+            w.u8(version << 4 | kind.rawValue | compressedFlag)
+            w.uvarint(inner.bytes.count)
+            w.bytes.append(contentsOf: LZ.compress(inner.bytes))
+        } else {
+            w.u8(version << 4 | kind.rawValue)
+            w.bytes.append(contentsOf: inner.bytes)
+        }
         w.u32(CRC32.checksum(w.bytes, count: w.bytes.count))
         return w.bytes
     }
 
-    /// Checks the frame and returns a reader over the body and the kind.
+    /// Checks the frame and returns a reader over the (decompressed) body and the kind. Error
+    /// offsets inside a compressed body count bytes of the decompressed body.
     static func open(_ bytes: [UInt8]) throws(CRDTError) -> (Kind, ByteReader) {
         guard bytes.count >= 6 else { throw .malformedBytes(offset: bytes.count, reason: "too short for a frame (\(bytes.count) bytes)") }
         guard bytes[0] == magic else { throw .malformedBytes(offset: 0, reason: "bad magic byte") }
-        let stored = ByteReader(bytes, from: bytes.count - 4)
-        var sr = stored
+        var sr = ByteReader(bytes, from: bytes.count - 4)
         let expected = try sr.u32()
         let actual = CRC32.checksum(bytes, count: bytes.count - 4)
         guard expected == actual else { throw .checksumMismatch(expected: expected, actual: actual) }
         guard bytes[1] >> 4 == version else { throw .unsupportedVersion(bytes[1] >> 4) }
-        guard let kind = Kind(rawValue: bytes[1] & 0x0F) else { throw .malformedBytes(offset: 1, reason: "unknown blob kind") }
-        return (kind, ByteReader(bytes, from: 2, to: bytes.count - 4))
+        guard let kind = Kind(rawValue: bytes[1] & 0x07) else { throw .malformedBytes(offset: 1, reason: "unknown blob kind") }
+        guard bytes[1] & compressedFlag != 0 else { return (kind, ByteReader(bytes, from: 2, to: bytes.count - 4)) }
+        var header = ByteReader(bytes, from: 2, to: bytes.count - 4)
+        // LZ expands at most 255:1; larger claims are hostile.
+        let size = try header.int(max: min(Int(Int32.max), 256 * bytes.count), "decompressed size")
+        let body = try LZ.decompress(bytes[header.offset..<(bytes.count - 4)], count: size)
+        return (kind, ByteReader(body))
     }
 }

@@ -166,3 +166,30 @@ import Testing
         }
     }
 }
+
+@Suite struct CompressionTests {
+    @Test(arguments: 0..<40)
+    func lzRoundTripsAndRejectsDamage(seed: UInt64) throws {
+        var rng = SeededRNG(seed: seed)
+        var bytes: [UInt8] = []
+        let alphabet = Array("the quick brown fox ".utf8)
+        for _ in 0..<rng.int(0..<3000) {
+            if !bytes.isEmpty && rng.chance(0.3) {
+                let start = rng.int(0..<bytes.count)
+                bytes.append(contentsOf: bytes[start..<min(bytes.count, start + rng.int(1..<300))])
+            } else {
+                bytes.append(rng.chance(0.1) ? UInt8(rng.int(0..<256)) : alphabet[rng.int(0..<alphabet.count)])
+            }
+        }
+        let packed = LZ.compress(bytes)
+        #expect(try LZ.decompress(packed[...], count: bytes.count) == bytes)
+        for _ in 0..<20 {
+            var bad = packed
+            if !bad.isEmpty { bad[rng.int(0..<bad.count)] ^= UInt8(rng.int(1..<256)) }
+            // Damage must give a typed error or some bytes, never a crash.
+            let result = Result { () throws(CRDTError) in try LZ.decompress(bad[...], count: bytes.count) }
+            if case .success(let out) = result { #expect(out.count == bytes.count) }
+        }
+        #expect(throws: CRDTError.self) { try LZ.decompress(packed[...], count: bytes.count + 1) }
+    }
+}
