@@ -23,6 +23,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"]),
+    ModuleRow(name: "QuireCRDT", dependencies: []),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -49,7 +50,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",

@@ -17,6 +17,7 @@ let benchmarks: [BenchmarkRow] = [
         .product(name: "QuireTextStorage", package: "Quire"),
     ]),
     BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
+    BenchmarkRow(name: "CRDTBenchmark", dependencies: [.product(name: "QuireCRDT", package: "Quire")]),
 ]
 
 let package = Package(

@@ -1,0 +1,178 @@
+import BenchSupport
+import Foundation
+import QuireCRDT
+
+// The CRDT benchmark: replays the automerge-paper trace into Quire and, in the same run, into Loro
+// (PyPI loro) and Yrs (PyPI pycrdt) through Benchmarks/peers/peer_bench.py, then prints a table
+// with ratios. Run in release:
+//   swift run -c release --package-path Benchmarks CRDTBenchmark [--no-peers] [TRACE.json.gz]
+
+let arguments = CommandLine.arguments.dropFirst()
+
+// Child mode: load one snapshot in a fresh process and print the resident-memory growth.
+if arguments.first == "--rss-probe", let path = arguments.dropFirst().first {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let before = Bench.residentBytes() ?? 0
+    let doc = try Document.load(snapshot: bytes, peer: 2)
+    let after = Bench.residentBytes() ?? 0
+    print(after - before, doc.length(of: TraceReplay.textID))
+    exit(0)
+}
+let skipPeers = arguments.contains("--no-peers")
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+let tracePath = arguments.first { !$0.hasPrefix("--") }
+    ?? packageRoot.appendingPathComponent("Tests/QuireCRDTTests/Fixtures/automerge-paper.json.gz").path
+
+func run(_ executable: String, _ args: [String], environment: [String: String]? = nil) -> (Int32, Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = args
+    if let environment { process.environment = environment }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch {
+        FileHandle.standardError.write(Data("cannot run \(executable): \(error)\n".utf8))
+        return (-1, Data())
+    }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, data)
+}
+
+let (gzipStatus, json) = run("/usr/bin/gzip", ["-dc", tracePath])
+guard gzipStatus == 0 else { fatalError("cannot decompress \(tracePath)") }
+let trace = try EditingTrace(json: json)
+let textID = TraceReplay.textID
+print("trace: \(tracePath.split(separator: "/").last ?? "") — \(trace.patchCount) patches in \(trace.transactions.count) transactions")
+
+if arguments.contains("--only-replay") {
+    for _ in 0..<10 { _ = try TraceReplay.replaySequential(trace) }
+    exit(0)
+}
+if arguments.contains("--only-import") || arguments.contains("--only-load") {
+    let doc = try TraceReplay.replaySequential(trace)
+    let blob = arguments.contains("--only-import") ? doc.exportUpdates() : doc.exportSnapshot()
+    for _ in 0..<200 {
+        if arguments.contains("--only-import") { var d = Document(peer: 3); try d.importUpdates(blob) } else { _ = try Document.load(snapshot: blob, peer: 3) }
+    }
+    exit(0)
+}
+// 1. Replay with a commit per transaction (best of 5).
+var replayed = Document(peer: 1)
+let replaySeconds = try Bench.best(of: 5) { replayed = try TraceReplay.replaySequential(trace) }
+precondition(replayed.text(textID) == trace.endContent, "replay diverged from endContent")
+// 1b. One commit at the end.
+let oneCommitSeconds = try Bench.best(of: 5) { _ = try TraceReplay.replaySequential(trace, commitEachTransaction: false) }
+
+// 2. Snapshot size, load + read text.
+let snapshot = replayed.exportSnapshot()
+var loadedText = ""
+let loadSeconds = try Bench.best(of: 20) {
+    let doc = try Document.load(snapshot: snapshot, peer: 2)
+    loadedText = doc.text(textID)
+}
+precondition(loadedText == trace.endContent)
+
+// 3. All updates as one blob into a fresh document.
+let allUpdates = replayed.exportUpdates()
+var importedText = ""
+let importSeconds = try Bench.best(of: 5) {
+    var doc = Document(peer: 3)
+    try doc.importUpdates(allUpdates)
+    importedText = doc.text(textID)
+}
+precondition(importedText == trace.endContent)
+
+// 4. Mean update size per keystroke: export each transaction's change on its own.
+var keystrokeBytes = 0
+var keystrokes = 0
+do {
+    var doc = Document(peer: 0x5EED_1234_ABCD)
+    for txn in trace.transactions {
+        let before = doc.version
+        for p in txn.patches {
+            if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
+            if !p.insert.isEmpty { try doc.insertText(p.insert, at: p.position, in: textID) }
+        }
+        doc.commit()
+        keystrokeBytes += doc.exportUpdates(since: before).count
+        keystrokes += 1
+    }
+}
+let meanUpdate = Double(keystrokeBytes) / Double(max(1, keystrokes))
+
+// 5. Resident memory of a loaded document, measured in a fresh child process.
+let snapshotFile = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier).snapshot")
+try Data(snapshot).write(to: snapshotFile)
+let (probeStatus, probeOut) = run(CommandLine.arguments[0], ["--rss-probe", snapshotFile.path])
+do { try FileManager.default.removeItem(at: snapshotFile) } catch {
+    FileHandle.standardError.write(Data("could not remove \(snapshotFile.path): \(error)\n".utf8))
+}
+let perDoc = probeStatus == 0 ? Int(String(decoding: probeOut, as: UTF8.self).split(separator: " ").first ?? "") ?? 0 : 0
+
+struct PeerNumbers {
+    var replay: Double?
+    var oneCommit: Double?
+    var snapshotBytes: Int?
+    var load: Double?
+    var updatesBytes: Int?
+    var importAll: Double?
+    var updateBytes: Double?
+}
+
+func peerNumbers() -> [String: PeerNumbers] {
+    if skipPeers { return [:] }
+    let peersDir = packageRoot.appendingPathComponent("Benchmarks/peers")
+    let venv = packageRoot.appendingPathComponent("Benchmarks/.venv")
+    let python = venv.appendingPathComponent("bin/python").path
+    if !FileManager.default.fileExists(atPath: python) {
+        print("creating \(venv.path) with loro==1.17.1 and pycrdt==0.14.13 …")
+        _ = run("/usr/bin/env", ["python3", "-m", "venv", venv.path])
+        _ = run(python, ["-m", "pip", "install", "--quiet", "-r", peersDir.appendingPathComponent("requirements.txt").path])
+    }
+    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath])
+    let object: [String: [String: Double]]
+    do {
+        guard status == 0, let parsed = try JSONSerialization.jsonObject(with: out) as? [String: [String: Double]] else {
+            print("peer benchmark failed (status \(status)); showing Quire only")
+            return [:]
+        }
+        object = parsed
+    } catch {
+        print("peer benchmark printed no JSON (\(error)); showing Quire only")
+        return [:]
+    }
+    var result: [String: PeerNumbers] = [:]
+    for (name, m) in object {
+        result[name] = PeerNumbers(replay: m["replay_s"], oneCommit: m["one_commit_s"], snapshotBytes: m["snapshot_bytes"].map { Int($0) },
+                                   load: m["load_s"], updatesBytes: m["updates_bytes"].map { Int($0) }, importAll: m["import_all_s"],
+                                   updateBytes: m["update_bytes_per_txn"])
+    }
+    return result
+}
+
+let peers = peerNumbers()
+func cell(_ v: Double?, time: Bool) -> String {
+    guard let v else { return "—" }
+    return time ? Bench.format(v) : String(format: "%.0f", v)
+}
+func ratio(_ quire: Double, _ other: Double?) -> String {
+    guard let other, quire > 0 else { return "—" }
+    return String(format: "%.1f×", other / quire)
+}
+let loro = peers["loro"], yrs = peers["yrs"]
+let rows: [(String, Double, Double?, Double?, Bool)] = [
+    ("replay, commit per txn", replaySeconds, loro?.replay, yrs?.replay, true),
+    ("replay, one commit", oneCommitSeconds, loro?.oneCommit, yrs?.oneCommit, true),
+    ("snapshot bytes", Double(snapshot.count), loro?.snapshotBytes.map(Double.init), yrs?.snapshotBytes.map(Double.init), false),
+    ("snapshot load + read text", loadSeconds, loro?.load, yrs?.load, true),
+    ("all-updates blob bytes", Double(allUpdates.count), loro?.updatesBytes.map(Double.init), yrs?.updatesBytes.map(Double.init), false),
+    ("import all updates (fresh doc)", importSeconds, loro?.importAll, yrs?.importAll, true),
+    ("mean update bytes per txn", meanUpdate, loro?.updateBytes, yrs?.updateBytes, false),
+]
+Bench.table(["what", "Quire", "Loro", "Yrs", "Loro/Quire", "Yrs/Quire"], rows.map { name, q, l, y, isTime in
+    [name, cell(q, time: isTime), cell(l, time: isTime), cell(y, time: isTime), ratio(q, l), ratio(q, y)]
+})
+print("resident memory of the loaded automerge-paper document (fresh process, RSS growth): \(perDoc / 1024) KiB")
+print("ratios > 1× mean Quire is smaller/faster")

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Quire's peer benchmark: replays one editing trace into Loro (PyPI loro) and Yrs (PyPI pycrdt)
+and prints one JSON object {"loro": {...}, "yrs": {...}} for CRDTBenchmark's side-by-side table.
+
+Usage: python peer_bench.py TRACE.json.gz
+Metrics (times: best of REPEATS, time.perf_counter):
+  replay_s              one commit/transaction per trace transaction
+  one_commit_s          a single commit/transaction around the whole trace
+  snapshot_bytes        Loro: ExportMode.Snapshot(); Yrs: full-state update (its snapshot)
+  load_s                fresh doc imports the snapshot, then reads the text
+  updates_bytes         all updates from the empty version as one blob
+  import_all_s          fresh doc imports that blob
+  update_bytes_per_txn  mean size of the update each transaction emits
+"""
+import gc
+import gzip
+import json
+import sys
+import time
+
+REPEATS = 3
+
+
+def best(fn, repeats=REPEATS):
+    fastest, result = None, None
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        result = fn()
+        elapsed = time.perf_counter() - start
+        fastest = elapsed if fastest is None else min(fastest, elapsed)
+    return fastest, result
+
+
+def edits(trace):
+    return [[(p[0], p[1], p[2]) for p in txn["patches"]] for txn in trace["txns"]]
+
+
+def bench_loro(txns, end):
+    import loro
+
+    def fresh():
+        doc = loro.LoroDoc()
+        doc.peer_id = 1
+        return doc
+
+    def replay(per_txn):
+        doc = fresh()
+        text = doc.get_text("text")
+        for patches in txns:
+            for pos, delete, insert in patches:
+                if delete:
+                    text.delete(pos, delete)
+                if insert:
+                    text.insert(pos, insert)
+            if per_txn:
+                doc.commit()
+        doc.commit()
+        return doc
+
+    out = {}
+    out["replay_s"], doc = best(lambda: replay(True))
+    assert doc.get_text("text").to_string() == end, "loro replay diverged"
+    out["one_commit_s"], _ = best(lambda: replay(False))
+    snapshot = doc.export(loro.ExportMode.Snapshot())
+    out["snapshot_bytes"] = len(snapshot)
+
+    def load():
+        d = fresh()
+        d.import_(snapshot)
+        return d.get_text("text").to_string()
+
+    out["load_s"], text = best(load, 10)
+    assert text == end
+    updates = doc.export(loro.ExportMode.Updates(loro.VersionVector()))
+    out["updates_bytes"] = len(updates)
+
+    def import_all():
+        d = fresh()
+        d.import_(updates)
+        return d
+
+    out["import_all_s"], d = best(import_all)
+    assert d.get_text("text").to_string() == end
+    sizes = []
+    d = fresh()
+    sub = d.subscribe_local_update(lambda b: (sizes.append(len(b)), True)[1])
+    text = d.get_text("text")
+    for patches in txns:
+        for pos, delete, insert in patches:
+            if delete:
+                text.delete(pos, delete)
+            if insert:
+                text.insert(pos, insert)
+        d.commit()
+    del sub
+    out["update_bytes_per_txn"] = sum(sizes) / max(1, len(txns))
+    return out
+
+
+def bench_yrs(txns, end):
+    import pycrdt
+
+    def fresh():
+        return pycrdt.Doc(client_id=1)
+
+    def replay(per_txn):
+        doc = fresh()
+        text = doc.get("text", type=pycrdt.Text)
+        if per_txn:
+            for patches in txns:
+                with doc.transaction():
+                    for pos, delete, insert in patches:
+                        if delete:
+                            del text[pos:pos + delete]
+                        if insert:
+                            text.insert(pos, insert)
+        else:
+            with doc.transaction():
+                for patches in txns:
+                    for pos, delete, insert in patches:
+                        if delete:
+                            del text[pos:pos + delete]
+                        if insert:
+                            text.insert(pos, insert)
+        return doc
+
+    out = {}
+    out["replay_s"], doc = best(lambda: replay(True), 1)
+    assert str(doc.get("text", type=pycrdt.Text)) == end, "yrs replay diverged"
+    if sum(len(p) for p in txns) < 50_000:
+        out["one_commit_s"], _ = best(lambda: replay(False), 1)
+    snapshot = doc.get_update()
+    out["snapshot_bytes"] = len(snapshot)
+    out["updates_bytes"] = len(snapshot)
+
+    def load():
+        d = fresh()
+        d.apply_update(snapshot)
+        return str(d.get("text", type=pycrdt.Text))
+
+    out["load_s"], text = best(load, 10)
+    assert text == end
+    out["import_all_s"], _ = best(load)
+    sizes = []
+    d = fresh()
+    sub = d.observe(lambda event: sizes.append(len(event.update)))
+    text = d.get("text", type=pycrdt.Text)
+    for patches in txns:
+        with d.transaction():
+            for pos, delete, insert in patches:
+                if delete:
+                    del text[pos:pos + delete]
+                if insert:
+                    text.insert(pos, insert)
+    d.unobserve(sub)
+    out["update_bytes_per_txn"] = sum(sizes) / max(1, len(txns))
+    return out
+
+
+def main():
+    with gzip.open(sys.argv[1], "rt", encoding="utf-8") as f:
+        trace = json.load(f)
+    txns = edits(trace)
+    end = trace["endContent"]
+    result = {}
+    for name, fn in (("loro", bench_loro), ("yrs", bench_yrs)):
+        try:
+            result[name] = fn(txns, end)
+        except Exception as error:  # report, never hide: the table shows the library as missing
+            print(f"{name}: {error!r}", file=sys.stderr)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

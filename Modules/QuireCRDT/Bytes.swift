@@ -1,0 +1,245 @@
+/// Appends primitive values in the compact binary format.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    @inline(__always) mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) mutating func uvarint(_ v: UInt64) {
+        var x = v
+        while x >= 0x80 { bytes.append(UInt8(x & 0x7F) | 0x80); x >>= 7 }
+        bytes.append(UInt8(x))
+    }
+
+    @inline(__always) mutating func uvarint(_ v: Int) { uvarint(UInt64(v)) }
+    @inline(__always) mutating func uvarint(_ v: Int32) { uvarint(UInt64(UInt32(bitPattern: v))) }
+
+    @inline(__always) mutating func zigzag(_ v: Int64) { uvarint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in uvarint(buf.count); bytes.append(contentsOf: buf) }
+    }
+
+    mutating func data(_ d: [UInt8]) { uvarint(d.count); bytes.append(contentsOf: d) }
+
+    mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
+    mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8((v >> (8 * UInt64(i))) & 0xFF)) } }
+}
+
+/// Reads the compact binary format; every read is bounds-checked and failures name the offset.
+struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+    let end: Int
+
+    init(_ bytes: [UInt8], from: Int = 0, to: Int? = nil) {
+        self.bytes = bytes
+        offset = from
+        end = to ?? bytes.count
+    }
+
+    var isAtEnd: Bool { offset >= end }
+    var remaining: Int { end - offset }
+
+    func fail(_ reason: String) -> CRDTError { .malformedBytes(offset: offset, reason: reason) }
+
+    @inline(__always) mutating func u8() throws(CRDTError) -> UInt8 {
+        guard offset < end else { throw fail("unexpected end of data") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    @inline(__always) mutating func uvarint() throws(CRDTError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else { throw fail("unexpected end of data in a varint") }
+            let b = bytes[offset]
+            offset += 1
+            if shift == 63 && b > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint too long") }
+        }
+    }
+
+    /// A non-negative integer no larger than `limit`.
+    @inline(__always) mutating func int(max limit: Int, _ what: String) throws(CRDTError) -> Int {
+        let start = offset
+        let v = try uvarint()
+        guard v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
+        return Int(v)
+    }
+
+    /// A count of items that each take at least `minBytes` bytes, checked against what remains.
+    @inline(__always) mutating func count(_ what: String, minBytes: Int = 1) throws(CRDTError) -> Int {
+        try int(max: remaining / max(1, minBytes), what)
+    }
+
+    @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> Counter {
+        Counter(try int(max: Int(Int32.max), what))
+    }
+
+    mutating func zigzag() throws(CRDTError) -> Int64 {
+        let u = try uvarint()
+        return Int64(bitPattern: (u >> 1)) ^ -Int64(bitPattern: u & 1)
+    }
+
+    mutating func string() throws(CRDTError) -> String {
+        let n = try count("string length")
+        let start = offset
+        offset += n
+        guard let s = String(validating: bytes[start..<start + n], as: UTF8.self) else {
+            throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
+        }
+        return s
+    }
+
+    mutating func data() throws(CRDTError) -> [UInt8] {
+        let n = try count("byte string length")
+        defer { offset += n }
+        return Array(bytes[offset..<offset + n])
+    }
+
+    mutating func u32() throws(CRDTError) -> UInt32 {
+        guard remaining >= 4 else { throw fail("unexpected end of data in a u32") }
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+        offset += 4
+        return v
+    }
+}
+
+/// CRC-32 (IEEE 802.3, the zlib polynomial), slicing-by-8.
+enum CRC32 {
+    static let tables: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 8 * 256)
+        for i in 0..<256 {
+            var c = UInt32(i)
+            for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            t[i] = c
+        }
+        for i in 0..<256 {
+            for k in 1..<8 { t[k * 256 + i] = (t[(k - 1) * 256 + i] >> 8) ^ t[Int(t[(k - 1) * 256 + i] & 0xFF)] }
+        }
+        return t
+    }()
+
+    /// - Complexity: O(n).
+    static func checksum(_ bytes: [UInt8], count: Int) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        bytes.withUnsafeBufferPointer { buf in
+            tables.withUnsafeBufferPointer { t in
+                var i = 0
+                while i + 8 <= count {
+                    let lo = c ^ (UInt32(buf[i]) | UInt32(buf[i + 1]) << 8 | UInt32(buf[i + 2]) << 16 | UInt32(buf[i + 3]) << 24)
+                    let hi = UInt32(buf[i + 4]) | UInt32(buf[i + 5]) << 8 | UInt32(buf[i + 6]) << 16 | UInt32(buf[i + 7]) << 24
+                    c = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)] ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
+                        ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)] ^ t[256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                    i += 8
+                }
+                while i < count { c = t[Int((c ^ UInt32(buf[i])) & 0xFF)] ^ (c >> 8); i += 1 }
+            }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+}
+
+/// A small LZ77 block codec in the style of LZ4 (literal runs and back-references of at least
+/// four bytes, offsets up to 65,535), used for large update and snapshot bodies.
+enum LZ {
+    /// - Complexity: O(n).
+    static func compress(_ src: [UInt8]) -> [UInt8] {
+        let n = src.count
+        var out: [UInt8] = []
+        out.reserveCapacity(n / 2 + 16)
+        var table = [Int32](repeating: -1, count: 1 << 15)
+        var anchor = 0
+        var i = 0
+        src.withUnsafeBufferPointer { s in
+            @inline(__always) func read32(_ p: Int) -> UInt32 {
+                UInt32(s[p]) | UInt32(s[p + 1]) << 8 | UInt32(s[p + 2]) << 16 | UInt32(s[p + 3]) << 24
+            }
+            @inline(__always) func length(_ v: Int, into out: inout [UInt8]) {
+                var rest = v
+                while rest >= 255 { out.append(255); rest -= 255 }
+                out.append(UInt8(rest))
+            }
+            while i + 4 <= n {
+                let word = read32(i)
+                let h = Int((word &* 2_654_435_761) >> 17)
+                let candidate = Int(table[h])
+                table[h] = Int32(i)
+                guard candidate >= 0, i - candidate <= 65_535, read32(candidate) == word else { i += 1; continue }
+                var match = 4
+                while i + match < n && s[candidate + match] == s[i + match] { match += 1 }
+                let literals = i - anchor
+                let ml = match - 4
+                out.append(UInt8(min(literals, 15) << 4 | min(ml, 15)))
+                if literals >= 15 { length(literals - 15, into: &out) }
+                out.append(contentsOf: s[anchor..<i])
+                let offset = i - candidate
+                out.append(UInt8(offset & 0xFF))
+                out.append(UInt8(offset >> 8))
+                if ml >= 15 { length(ml - 15, into: &out) }
+                i += match
+                anchor = i
+            }
+            let literals = n - anchor
+            out.append(UInt8(min(literals, 15) << 4))
+            if literals >= 15 { length(literals - 15, into: &out) }
+            out.append(contentsOf: s[anchor..<n])
+        }
+        return out
+    }
+
+    /// Decompresses exactly `count` bytes; malformed input throws (offsets are into `src`).
+    /// - Complexity: O(count).
+    static func decompress(_ src: ArraySlice<UInt8>, count: Int) throws(CRDTError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var ip = src.startIndex
+        let end = src.endIndex
+        var op = 0
+        func fail(_ why: String) -> CRDTError { .malformedBytes(offset: ip, reason: "compressed body: \(why)") }
+        while ip < end {
+            let token = src[ip]
+            ip += 1
+            var literals = Int(token >> 4)
+            if literals == 15 {
+                while true {
+                    guard ip < end else { throw fail("truncated literal length") }
+                    let b = src[ip]; ip += 1
+                    literals += Int(b)
+                    if b != 255 { break }
+                }
+            }
+            guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
+            for k in 0..<literals { out[op + k] = src[ip + k] }
+            ip += literals
+            op += literals
+            if ip == end { break }
+            guard end - ip >= 2 else { throw fail("truncated offset") }
+            let offset = Int(src[ip]) | Int(src[ip + 1]) << 8
+            ip += 2
+            guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
+            var match = Int(token & 15)
+            if match == 15 {
+                while true {
+                    guard ip < end else { throw fail("truncated match length") }
+                    let b = src[ip]; ip += 1
+                    match += Int(b)
+                    if b != 255 { break }
+                }
+            }
+            match += 4
+            guard match <= count - op else { throw fail("match runs past the declared size") }
+            out.withUnsafeMutableBufferPointer { o in
+                for k in 0..<match { o[op + k] = o[op - offset + k] }
+            }
+            op += match
+        }
+        guard op == count else { throw fail("decoded \(op) bytes, expected \(count)") }
+        return out
+    }
+}

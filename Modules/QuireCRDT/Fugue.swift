@@ -1,0 +1,126 @@
+extension FugueSequence {
+    /// The global element index (tombstones and anchors included) of the element holding `id`.
+    /// - Complexity: O(log n · fanout).
+    func elementIndex(of id: ID) -> Int? {
+        guard let c = cursor(of: id) else { return nil }
+        return prefix(of: c).elements
+    }
+
+    /// The left origin of the single element `id` (inside a run it is the previous element).
+    func originLeft(ofAtom id: ID) -> OptID? {
+        guard let c = cursor(of: id) else { return nil }
+        let e = c.leaf.elems[c.index]
+        return c.offset == 0 ? e.originLeft : OptID(peer: e.peer, counter: id.counter - 1)
+    }
+
+    /// Integrates a run whose origins are already set, by Loro's Fugue rules: the run goes
+    /// between its left and right origins; among concurrent runs there, runs with the same left
+    /// origin are ordered by their right origins' positions and then by peer (larger peer later).
+    /// Returns the visible position where the run starts.
+    /// - Complexity: O(k · log n) for k concurrent elements between the origins, O(log n) otherwise.
+    @discardableResult
+    func integrate(_ elem: Elem, wantPosition: Bool = true) -> Int {
+        let left = elem.originLeft.id
+        let right = elem.originRight.id
+        if let right { _ = splitBefore(right) }
+        if let left { _ = splitAfter(left) }
+        // The scan starts right after the left origin.
+        var startLeaf: SeqNode
+        var startIndex: Int
+        if let left, let lc = cursor(of: left) {
+            startLeaf = lc.leaf
+            startIndex = lc.index + 1
+        } else {
+            startLeaf = firstLeaf
+            startIndex = 0
+        }
+        // Collect the elements strictly between the origins.
+        var between: [(SeqNode, Int)] = []
+        var leaf: SeqNode? = startLeaf
+        var idx = startIndex
+        scan: while let l = leaf {
+            while idx < l.elems.count {
+                let e = l.elems[idx]
+                if let right, e.peer == right.peer, e.counter == right.counter { break scan }
+                between.append((l, idx))
+                idx += 1
+            }
+            leaf = l.next
+            idx = 0
+        }
+        var insertLeaf = startLeaf
+        var insertIndex = startIndex
+        if !between.isEmpty {
+            // Our parent right: the right origin when its own left origin equals ours.
+            var parentRight: Int? = nil
+            if let right, originLeft(ofAtom: right) == elem.originLeft { parentRight = elementIndex(of: right) }
+            var scanning = false
+            var visited: [IDSpan] = []
+            for (l, i) in between {
+                let other = l.elems[i]
+                let otherLeft = other.originLeft
+                if otherLeft != elem.originLeft {
+                    let seen = otherLeft.id.map { ol in visited.contains { $0.contains(ol) } } ?? false
+                    if !seen { break }
+                }
+                visited.append(IDSpan(peer: other.peer, start: other.counter, end: other.counter + other.length))
+                if otherLeft == elem.originLeft {
+                    if other.originRight == elem.originRight {
+                        if other.peer > elem.peer { break }
+                        scanning = false
+                    } else {
+                        var otherParentRight: Int? = nil
+                        if let or = other.originRight.id, originLeft(ofAtom: or) == elem.originLeft {
+                            otherParentRight = elementIndex(of: or)
+                        }
+                        let order: Int
+                        switch (otherParentRight, parentRight) {
+                        case let (a?, b?): order = a < b ? -1 : (a == b ? 0 : 1)
+                        case (.some, nil): order = -1
+                        case (nil, .some): order = 1
+                        case (nil, nil): order = 0
+                        }
+                        if order < 0 {
+                            scanning = true
+                        } else if order == 0 && other.peer > elem.peer {
+                            break
+                        } else {
+                            scanning = false
+                        }
+                    }
+                }
+                if !scanning {
+                    insertLeaf = l
+                    insertIndex = i + 1
+                }
+            }
+        }
+        insertElem(elem, leaf: insertLeaf, at: insertIndex)
+        guard wantPosition, let c = cursor(of: elem.id) else { return 0 }
+        return prefix(of: c).count
+    }
+
+    /// Marks the elements of `span` deleted; reports each newly deleted visible piece as
+    /// (visible position, count) in the order visited.
+    /// - Complexity: O(k · (L + log n)) for k pieces.
+    func deleteSpan(_ span: IDSpan, report: (Int, Int) -> Void) {
+        var c = span.start
+        while c < span.end {
+            let id = ID(peer: span.peer, counter: c)
+            guard let cur = splitBefore(id) else { return }
+            let e = cur.leaf.elems[cur.index]
+            let take = min(span.end - c, e.length)
+            if take < e.length { split(cur.leaf, cur.index, at: take) }
+            guard let cur2 = cursor(of: id) else { return }
+            let piece = cur2.leaf.elems[cur2.index]
+            if piece.visible {
+                let pos = prefix(of: cur2).count
+                markDeleted(cur2.leaf, cur2.index, count: take)
+                report(pos, Int(take))
+            } else if !piece.deleted {
+                markDeleted(cur2.leaf, cur2.index, count: take)
+            }
+            c += take
+        }
+    }
+}

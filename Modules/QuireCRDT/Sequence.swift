@@ -1,0 +1,577 @@
+/// The units a text position can be counted in.
+public enum TextUnit: Sendable, Hashable {
+    /// Unicode scalars (code points): the native unit.
+    case unicodeScalar
+    /// UTF-16 code units, as NSString and UITextView count.
+    case utf16
+    /// UTF-8 bytes.
+    case utf8
+}
+
+/// What an element of a sequence holds.
+enum ElemKind: UInt8 {
+    case text = 0, value = 1, markStart = 2, markEnd = 3
+}
+
+/// An optional ID packed without the Optional tag (peer `UInt64.max` means none).
+struct OptID: Equatable {
+    var peer: PeerID
+    var counter: Counter
+    static let none = OptID(peer: .max, counter: 0)
+    @inline(__always) init(peer: PeerID, counter: Counter) { self.peer = peer; self.counter = counter }
+    @inline(__always) init(_ id: ID?) {
+        if let id { peer = id.peer; counter = id.counter } else { self = .none }
+    }
+    @inline(__always) var id: ID? { peer == .max ? nil : ID(peer: peer, counter: counter) }
+}
+
+/// A run of consecutive sequence elements: same peer, consecutive counters and Lamports, each
+/// element's left origin the previous one, and one shared right origin (Loro's FugueSpan).
+struct Elem {
+    var peer: PeerID
+    var counter: Counter
+    var lamport: Lamport
+    var length: Int32
+    var originLeft: OptID
+    var originRight: OptID
+    /// Offset of the first element's content in the sequence's arena.
+    var content: Int32
+    /// UTF-16 and UTF-8 size of the whole run's content (text only).
+    var utf16: Int32
+    var utf8: Int32
+    var kind: ElemKind
+    var deleted: Bool
+
+    @inline(__always) var visible: Bool { !deleted && kind.rawValue < 2 }
+    @inline(__always) var id: ID { ID(peer: peer, counter: counter) }
+    @inline(__always) var lastID: ID { ID(peer: peer, counter: counter + length - 1) }
+    @inline(__always) func contains(_ id: ID) -> Bool {
+        id.peer == peer && id.counter >= counter && id.counter < counter + length
+    }
+    @inline(__always) var summary: SeqSummary {
+        visible ? SeqSummary(elements: Int(length), count: Int(length), utf16: Int(utf16), utf8: Int(utf8))
+            : SeqSummary(elements: Int(length), count: 0, utf16: 0, utf8: 0)
+    }
+}
+
+/// Subtree totals: all elements (tombstones and anchors included), visible count, UTF-16, UTF-8.
+struct SeqSummary {
+    var elements = 0
+    var count = 0
+    var utf16 = 0
+    var utf8 = 0
+    @inline(__always) static func += (a: inout SeqSummary, b: SeqSummary) {
+        a.elements += b.elements; a.count += b.count; a.utf16 += b.utf16; a.utf8 += b.utf8
+    }
+    @inline(__always) static func -= (a: inout SeqSummary, b: SeqSummary) {
+        a.elements -= b.elements; a.count -= b.count; a.utf16 -= b.utf16; a.utf8 -= b.utf8
+    }
+    @inline(__always) func measure(_ unit: TextUnit) -> Int {
+        switch unit {
+        case .unicodeScalar: return count
+        case .utf16: return utf16
+        case .utf8: return utf8
+        }
+    }
+}
+
+/// A B-tree node; leaves hold runs, inner nodes hold children. Leaves are doubly linked.
+final class SeqNode {
+    unowned(unsafe) var parent: SeqNode?
+    unowned(unsafe) var next: SeqNode?
+    unowned(unsafe) var prev: SeqNode?
+    @exclusivity(unchecked) var summary = SeqSummary()
+    @exclusivity(unchecked) var elems: [Elem] = []
+    @exclusivity(unchecked) var children: [SeqNode] = []
+    let isLeaf: Bool
+    init(leaf: Bool) { isLeaf = leaf }
+
+    func recomputeSummary() {
+        var s = SeqSummary()
+        if isLeaf { for e in elems { s += e.summary } } else { for c in children { s += c.summary } }
+        summary = s
+    }
+}
+
+/// A position in the sequence: element `index` of `leaf`, `offset` atoms into it.
+struct SeqCursor {
+    unowned(unsafe) var leaf: SeqNode
+    var index: Int
+    var offset: Int32
+}
+
+/// A run of the ID index: counters `start ..< end` of one peer live in `leaf`.
+struct IndexRun {
+    var start: Counter
+    var end: Counter
+    unowned(unsafe) var leaf: SeqNode
+}
+
+/// The Fugue sequence of one text or list container: a run-length-encoded B-tree of elements in
+/// document order (tombstones kept), with subtree summaries in every unit and an ID index.
+final class FugueSequence {
+    static let leafCapacity = 64
+    static let innerCapacity = 32
+
+    @exclusivity(unchecked) var root: SeqNode
+    /// Text content: every scalar ever inserted, in arrival order.
+    @exclusivity(unchecked) var scalars: [Unicode.Scalar] = []
+    /// List content: every value ever inserted.
+    @exclusivity(unchecked) var values: [Value] = []
+    /// Where each peer's elements live.
+    @exclusivity(unchecked) var index: [PeerID: [IndexRun]] = [:]
+    /// The run the last local insert extended and the visible position right after it; any
+    /// other structural change clears it (the typing fast path).
+    @exclusivity(unchecked) var typing: (leaf: SeqNode, index: Int, end: Counter, position: Int)?
+    /// The marks of a text: mark ID (its start anchor's ID) to style.
+    @exclusivity(unchecked) var marks: [ID: MarkInfo] = [:]
+
+    init() {
+        root = SeqNode(leaf: true)
+    }
+
+    /// A deep copy (used by copy-on-write of the document).
+    /// - Complexity: O(n).
+    func copy() -> FugueSequence {
+        let other = FugueSequence()
+        other.scalars = scalars
+        other.values = values
+        other.marks = marks
+        var leaves: [SeqNode] = []
+        func clone(_ node: SeqNode) -> SeqNode {
+            let n = SeqNode(leaf: node.isLeaf)
+            n.summary = node.summary
+            if node.isLeaf {
+                n.elems = node.elems
+                leaves.append(n)
+            } else {
+                n.children = node.children.map { c in let cc = clone(c); cc.parent = n; return cc }
+            }
+            return n
+        }
+        other.root = clone(root)
+        for i in leaves.indices {
+            if i > 0 { leaves[i].prev = leaves[i - 1] }
+            if i + 1 < leaves.count { leaves[i].next = leaves[i + 1] }
+            for e in leaves[i].elems { other.assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaves[i]) }
+        }
+        return other
+    }
+
+    var summary: SeqSummary { root.summary }
+
+    var firstLeaf: SeqNode {
+        var n = root
+        while !n.isLeaf { n = n.children[0] }
+        return n
+    }
+
+    // MARK: measures
+
+    @inline(__always) func utf16Count(_ start: Int32, _ count: Int32) -> Int32 {
+        var n: Int32 = 0
+        for i in Int(start)..<Int(start + count) { n += scalars[i].value > 0xFFFF ? 2 : 1 }
+        return n
+    }
+
+    @inline(__always) func utf8Count(_ start: Int32, _ count: Int32) -> Int32 {
+        var n: Int32 = 0
+        for i in Int(start)..<Int(start + count) { n += Int32(UTF8.width(scalars[i])) }
+        return n
+    }
+
+    /// The summary of the first `offset` atoms of `e`.
+    @inline(__always) func prefixSummary(_ e: Elem, _ offset: Int32) -> SeqSummary {
+        guard e.visible else { return SeqSummary(elements: Int(offset), count: 0, utf16: 0, utf8: 0) }
+        if e.kind == .value { return SeqSummary(elements: Int(offset), count: Int(offset), utf16: Int(offset), utf8: Int(offset)) }
+        let u16 = e.utf16 == e.length ? offset : utf16Count(e.content, offset)
+        let u8 = e.utf8 == e.length ? offset : utf8Count(e.content, offset)
+        return SeqSummary(elements: Int(offset), count: Int(offset), utf16: Int(u16), utf8: Int(u8))
+    }
+
+    /// Converts `units` of `unit` inside the visible element `e` into an atom offset; nil when it
+    /// falls inside a scalar.
+    func atomOffset(_ e: Elem, units: Int, unit: TextUnit) -> Int32? {
+        switch unit {
+        case .unicodeScalar: return Int32(units)
+        case .utf16 where e.utf16 == e.length || e.kind == .value: return Int32(units)
+        case .utf8 where e.utf8 == e.length || e.kind == .value: return Int32(units)
+        default:
+            var acc = 0
+            var i: Int32 = 0
+            while acc < units {
+                let s = scalars[Int(e.content + i)]
+                acc += unit == .utf16 ? (s.value > 0xFFFF ? 2 : 1) : UTF8.width(s)
+                i += 1
+            }
+            return acc == units ? i : nil
+        }
+    }
+
+    // MARK: ID index
+
+    /// Records that counters `start ..< end` of `peer` live in `leaf`.
+    /// - Complexity: O(log r + k) for r runs of the peer, k runs overwritten (plus array shifting).
+    func assignIndex(peer: PeerID, start: Counter, end: Counter, leaf: SeqNode) {
+        FugueSequence.assign(&index[peer, default: []], start: start, end: end, leaf: leaf)
+    }
+
+    private static func assign(_ runs: inout [IndexRun], start: Counter, end: Counter, leaf: SeqNode) {
+        // Fast path: append or extend at the end.
+        if let last = runs.last, last.end <= start {
+            if last.end == start && last.leaf === leaf { runs[runs.count - 1].end = end } else {
+                runs.append(IndexRun(start: start, end: end, leaf: leaf))
+            }
+            return
+        }
+        if runs.isEmpty { runs.append(IndexRun(start: start, end: end, leaf: leaf)); return }
+        // First run whose end > start.
+        var lo = 0, hi = runs.count
+        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= start { lo = mid + 1 } else { hi = mid } }
+        var j = lo
+        var replacement: [IndexRun] = []
+        if j < runs.count, runs[j].start < start {
+            replacement.append(IndexRun(start: runs[j].start, end: start, leaf: runs[j].leaf))
+        }
+        replacement.append(IndexRun(start: start, end: end, leaf: leaf))
+        var k = j
+        while k < runs.count, runs[k].start < end { k += 1 }
+        if k > j, runs[k - 1].end > end {
+            replacement.append(IndexRun(start: end, end: runs[k - 1].end, leaf: runs[k - 1].leaf))
+        }
+        // Merge with neighbours pointing at the same leaf.
+        if j > 0, runs[j - 1].end == replacement[0].start, runs[j - 1].leaf === replacement[0].leaf {
+            replacement[0].start = runs[j - 1].start
+            j -= 1
+        }
+        if k < runs.count, let lastNew = replacement.last, runs[k].start == lastNew.end, runs[k].leaf === lastNew.leaf {
+            replacement[replacement.count - 1].end = runs[k].end
+            k += 1
+        }
+        runs.replaceSubrange(j..<k, with: replacement)
+    }
+
+    /// The leaf holding `id`, if the element exists.
+    /// - Complexity: O(log r).
+    @inline(__always) func leaf(of id: ID) -> SeqNode? {
+        guard let runs = index[id.peer] else { return nil }
+        var lo = 0, hi = runs.count
+        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+        guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
+        return runs[lo].leaf
+    }
+
+    /// The cursor at `id` (element containing it, offset inside).
+    /// - Complexity: O(log r + L) for leaf capacity L.
+    func cursor(of id: ID) -> SeqCursor? {
+        guard let leaf = leaf(of: id) else { return nil }
+        for (i, e) in leaf.elems.enumerated() where e.contains(id) {
+            return SeqCursor(leaf: leaf, index: i, offset: id.counter - e.counter)
+        }
+        return nil
+    }
+
+    /// The summary of everything before the cursor.
+    /// - Complexity: O(log n · fanout).
+    func prefix(of c: SeqCursor) -> SeqSummary {
+        var s = SeqSummary()
+        let elems = c.leaf.elems
+        for i in 0..<c.index { s += elems[i].summary }
+        s += prefixSummary(elems[c.index], c.offset)
+        var node = c.leaf
+        while let parent = node.parent {
+            for child in parent.children {
+                if child === node { break }
+                s += child.summary
+            }
+            node = parent
+        }
+        return s
+    }
+
+    // MARK: locating visible positions
+
+    /// The cursor just after the `pos`-th visible unit (`pos` > 0), preferring the left side
+    /// (the end of the element holding that unit), and the summary before the cursor's element.
+    /// Returns nil when `pos` is beyond the end or splits a scalar.
+    /// - Complexity: O(log n).
+    func locateAfter(_ pos: Int, unit: TextUnit) -> (SeqCursor, SeqSummary)? {
+        var node = root
+        var p = pos
+        var before = SeqSummary()
+        while !node.isLeaf {
+            var found: SeqNode?
+            for child in node.children {
+                let m = child.summary.measure(unit)
+                if p <= m { found = child; break }
+                p -= m
+                before += child.summary
+            }
+            guard let next = found else { return nil }
+            node = next
+        }
+        let elems = node.elems
+        for i in elems.indices {
+            let e = elems[i]
+            if !e.visible { before += e.summary; continue }
+            let s = e.summary
+            let m = s.measure(unit)
+            if p <= m {
+                guard let off = atomOffset(e, units: p, unit: unit) else { return nil }
+                return (SeqCursor(leaf: node, index: i, offset: off), before)
+            }
+            p -= m
+            before += s
+        }
+        return nil
+    }
+
+    /// The cursor at the `pos`-th visible unit (`pos` < count), i.e. at the start of that unit.
+    /// - Complexity: O(log n).
+    func locateAt(_ pos: Int, unit: TextUnit) -> SeqCursor? {
+        guard pos >= 0, pos < root.summary.measure(unit) else { return nil }
+        var node = root
+        var p = pos
+        while !node.isLeaf {
+            var found: SeqNode?
+            for child in node.children {
+                let m = child.summary.measure(unit)
+                if p < m { found = child; break }
+                p -= m
+            }
+            guard let next = found else { return nil }
+            node = next
+        }
+        for i in node.elems.indices {
+            let e = node.elems[i]
+            if !e.visible { continue }
+            let m = e.summary.measure(unit)
+            if p < m {
+                guard let off = atomOffset(e, units: p, unit: unit) else { return nil }
+                return SeqCursor(leaf: node, index: i, offset: off)
+            }
+            p -= m
+        }
+        return nil
+    }
+
+    // MARK: structural edits
+
+    /// Adds `delta` to the summaries of `node` and its ancestors.
+    @inline(__always) func propagate(_ node: SeqNode, add: SeqSummary, subtract: SeqSummary) {
+        var n: SeqNode? = node
+        while let x = n {
+            x.summary += add
+            x.summary -= subtract
+            n = x.parent
+        }
+    }
+
+    /// Splits element `index` of `leaf` at `offset` (0 < offset < length); the right part follows.
+    /// Returns the right part's index, or nil when the leaf overflowed and was split (look up again).
+    /// - Complexity: O(L) plus the arena scan for non-ASCII text.
+    @discardableResult
+    func split(_ leaf: SeqNode, _ index: Int, at offset: Int32) -> Int? {
+        typing = nil
+        let e = leaf.elems[index]
+        var left = e, right = e
+        var u16 = offset, u8 = offset
+        if e.kind == .text {
+            u16 = e.utf16 == e.length ? offset : utf16Count(e.content, offset)
+            u8 = e.utf8 == e.length ? offset : utf8Count(e.content, offset)
+        }
+        left.length = offset
+        left.utf16 = u16
+        left.utf8 = u8
+        right.counter += offset
+        right.lamport += Lamport(offset)
+        right.length -= offset
+        right.content += offset
+        right.utf16 -= u16
+        right.utf8 -= u8
+        right.originLeft = OptID(peer: e.peer, counter: e.counter + offset - 1)
+        leaf.elems[index] = left
+        leaf.elems.insert(right, at: index + 1)
+        if leaf.elems.count > Self.leafCapacity { splitLeaf(leaf); return nil }
+        return index + 1
+    }
+
+    /// Ensures an element boundary right before `id`; returns the cursor of the element starting there.
+    func splitBefore(_ id: ID) -> SeqCursor? {
+        guard var c = cursor(of: id) else { return nil }
+        if c.offset > 0 {
+            split(c.leaf, c.index, at: c.offset)
+            c = cursor(of: id)!
+        }
+        return c
+    }
+
+    /// Ensures an element boundary right after `id`; returns the cursor of the element ending there.
+    func splitAfter(_ id: ID) -> SeqCursor? {
+        guard let c = cursor(of: id) else { return nil }
+        let e = c.leaf.elems[c.index]
+        if c.offset + 1 < e.length {
+            split(c.leaf, c.index, at: c.offset + 1)
+            return cursor(of: id)
+        }
+        return c
+    }
+
+    /// Moves the upper half of an overfull leaf into a new right sibling.
+    func splitLeaf(_ leaf: SeqNode) {
+        typing = nil
+        let half = leaf.elems.count / 2
+        let right = SeqNode(leaf: true)
+        right.elems = Array(leaf.elems[half...])
+        leaf.elems.removeSubrange(half...)
+        leaf.recomputeSummary()
+        right.recomputeSummary()
+        right.next = leaf.next
+        right.prev = leaf
+        leaf.next?.prev = right
+        leaf.next = right
+        for e in right.elems { assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: right) }
+        insertSibling(right, after: leaf)
+    }
+
+    private func insertSibling(_ node: SeqNode, after left: SeqNode) {
+        guard let parent = left.parent else {
+            let newRoot = SeqNode(leaf: false)
+            newRoot.children = [left, node]
+            left.parent = newRoot
+            node.parent = newRoot
+            newRoot.recomputeSummary()
+            root = newRoot
+            return
+        }
+        let i = parent.children.firstIndex { $0 === left }!
+        parent.children.insert(node, at: i + 1)
+        node.parent = parent
+        if parent.children.count > Self.innerCapacity {
+            let half = parent.children.count / 2
+            let right = SeqNode(leaf: false)
+            right.children = Array(parent.children[half...])
+            parent.children.removeSubrange(half...)
+            for c in right.children { c.parent = right }
+            parent.recomputeSummary()
+            right.recomputeSummary()
+            insertSibling(right, after: parent)
+        }
+    }
+
+    /// Whether `b` may be appended to run `a` (Loro's FugueSpan merge rule).
+    @inline(__always) func canMerge(_ a: Elem, _ b: Elem) -> Bool {
+        a.peer == b.peer && a.kind == b.kind && a.kind.rawValue < 2 && a.deleted == b.deleted
+            && a.counter + a.length == b.counter && a.lamport + Lamport(a.length) == b.lamport
+            && b.originLeft == OptID(peer: a.peer, counter: a.counter + a.length - 1)
+            && a.originRight == b.originRight && a.content + a.length == b.content
+    }
+
+    /// Inserts `e` into `leaf` at element index `at`, merging with the left neighbour when possible.
+    /// - Complexity: O(L + log n).
+    func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
+        typing = nil
+        if at > 0, canMerge(leaf.elems[at - 1], e) {
+            leaf.elems[at - 1].length += e.length
+            leaf.elems[at - 1].utf16 += e.utf16
+            leaf.elems[at - 1].utf8 += e.utf8
+            propagate(leaf, add: e.summary, subtract: SeqSummary())
+            assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaf)
+            return
+        }
+        leaf.elems.insert(e, at: at)
+        propagate(leaf, add: e.summary, subtract: SeqSummary())
+        assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaf)
+        if leaf.elems.count > Self.leafCapacity { splitLeaf(leaf) }
+    }
+
+    /// The element after `(leaf, index)` in document order.
+    @inline(__always) func after(_ leaf: SeqNode, _ index: Int) -> (SeqNode, Int)? {
+        if index + 1 < leaf.elems.count { return (leaf, index + 1) }
+        var l = leaf.next
+        while let x = l { if !x.elems.isEmpty { return (x, 0) }; l = x.next }
+        return nil
+    }
+
+    /// The first element in document order.
+    func first() -> (SeqNode, Int)? {
+        var l: SeqNode? = firstLeaf
+        while let x = l { if !x.elems.isEmpty { return (x, 0) }; l = x.next }
+        return nil
+    }
+
+    /// Marks `count` atoms starting at the cursor deleted; calls `visit` with each visible piece
+    /// deleted (its ID span and the visible position where it started). Returns false when the
+    /// cursor runs out.
+    /// - Complexity: O((k + 1) · (L + log n)) for k pieces.
+    func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) {
+        typing = nil
+        var e = leaf.elems[index]
+        let before = e.summary
+        e.deleted = true
+        leaf.elems[index] = e
+        propagate(leaf, add: e.summary, subtract: before)
+        _ = count
+        // Merge with deleted neighbours for run-length compactness.
+        if index + 1 < leaf.elems.count, canMerge(e, leaf.elems[index + 1]) {
+            let r = leaf.elems.remove(at: index + 1)
+            leaf.elems[index].length += r.length
+            leaf.elems[index].utf16 += r.utf16
+            leaf.elems[index].utf8 += r.utf8
+        }
+        if index > 0, canMerge(leaf.elems[index - 1], leaf.elems[index]) {
+            let r = leaf.elems.remove(at: index)
+            leaf.elems[index - 1].length += r.length
+            leaf.elems[index - 1].utf16 += r.utf16
+            leaf.elems[index - 1].utf8 += r.utf8
+        }
+    }
+
+    /// All elements in document order.
+    func forEachElem(_ body: (Elem) -> Void) {
+        var l: SeqNode? = firstLeaf
+        while let x = l { for e in x.elems { body(e) }; l = x.next }
+    }
+
+    /// The visible text.
+    /// - Complexity: O(n).
+    func string() -> String {
+        let total = root.summary.utf8
+        guard total > 0 else { return "" }
+        return scalars.withUnsafeBufferPointer { arena in
+            String(unsafeUninitializedCapacity: total) { out in
+                var i = 0
+                forEachElem { e in
+                    guard e.visible && e.kind == .text else { return }
+                    for k in Int(e.content)..<Int(e.content + e.length) { i = FugueSequence.encodeUTF8(arena[k], into: out, at: i) }
+                }
+                return i
+            }
+        }
+    }
+
+    /// Writes one scalar as UTF-8 at `i` and returns the next index.
+    @inline(__always) static func encodeUTF8(_ s: Unicode.Scalar, into out: UnsafeMutableBufferPointer<UInt8>, at i: Int) -> Int {
+        let v = s.value
+        switch v {
+        case 0..<0x80:
+            out[i] = UInt8(v); return i + 1
+        case 0x80..<0x800:
+            out[i] = UInt8(0xC0 | (v >> 6)); out[i + 1] = UInt8(0x80 | (v & 0x3F)); return i + 2
+        case 0x800..<0x10000:
+            out[i] = UInt8(0xE0 | (v >> 12)); out[i + 1] = UInt8(0x80 | ((v >> 6) & 0x3F)); out[i + 2] = UInt8(0x80 | (v & 0x3F)); return i + 3
+        default:
+            out[i] = UInt8(0xF0 | (v >> 18)); out[i + 1] = UInt8(0x80 | ((v >> 12) & 0x3F))
+            out[i + 2] = UInt8(0x80 | ((v >> 6) & 0x3F)); out[i + 3] = UInt8(0x80 | (v & 0x3F)); return i + 4
+        }
+    }
+
+    /// The visible list values.
+    func listValues() -> [Value] {
+        var out: [Value] = []
+        forEachElem { e in
+            if e.visible && e.kind == .value { out.append(contentsOf: values[Int(e.content)..<Int(e.content + e.length)]) }
+        }
+        return out
+    }
+}

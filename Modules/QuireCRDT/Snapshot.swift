@@ -1,0 +1,410 @@
+extension ByteWriter {
+    mutating func treeParent(_ p: TreeParent, _ t: inout EncodeTables) {
+        switch p {
+        case .root: u8(0)
+        case .deleted: u8(1)
+        case .node(let id): u8(2); uvarint(t.peer(id.peer)); uvarint(id.counter)
+        }
+    }
+}
+
+extension ByteReader {
+    mutating func treeParent(_ t: EncodeTables) throws(CRDTError) -> TreeParent {
+        let at = offset
+        switch try u8() {
+        case 0: return .root
+        case 1: return .deleted
+        case 2: return .node(ID(peer: try t.peer(at: &self), counter: try counter("tree parent counter")))
+        default: throw CRDTError.malformedBytes(offset: at, reason: "unknown tree parent tag")
+        }
+    }
+
+    mutating func id(_ t: EncodeTables) throws(CRDTError) -> ID {
+        ID(peer: try t.peer(at: &self), counter: try counter("counter"))
+    }
+}
+
+extension FugueSequence {
+    /// Builds the tree from runs in document order.
+    /// - Complexity: O(n).
+    func build(_ elems: [Elem]) {
+        typing = nil
+        var leaves: [SeqNode] = []
+        let per = Self.leafCapacity * 3 / 4
+        var i = 0
+        while i < elems.count {
+            let leaf = SeqNode(leaf: true)
+            leaf.elems = Array(elems[i..<min(elems.count, i + per)])
+            leaf.recomputeSummary()
+            if let last = leaves.last { last.next = leaf; leaf.prev = last }
+            leaves.append(leaf)
+            i += per
+        }
+        // The ID index: collect runs per peer, sort by counter, merge neighbours in the same leaf.
+        var perPeer: [PeerID: [IndexRun]] = [:]
+        for leaf in leaves {
+            for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
+        }
+        index = perPeer.mapValues { runs in
+            let sorted = runs.sorted { $0.start < $1.start }
+            var merged: [IndexRun] = []
+            merged.reserveCapacity(sorted.count)
+            for r in sorted {
+                if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
+            }
+            return merged
+        }
+        guard !leaves.isEmpty else { root = SeqNode(leaf: true); return }
+        var level = leaves
+        let fan = Self.innerCapacity * 3 / 4
+        while level.count > 1 {
+            var up: [SeqNode] = []
+            var j = 0
+            while j < level.count {
+                let n = SeqNode(leaf: false)
+                n.children = Array(level[j..<min(level.count, j + fan)])
+                for c in n.children { c.parent = n }
+                n.recomputeSummary()
+                up.append(n)
+                j += fan
+            }
+            level = up
+        }
+        root = level[0]
+    }
+}
+
+extension Document {
+    /// Exports the whole document (history, state, pending changes) as a snapshot blob.
+    /// Uncommitted local operations are not included; commit first.
+    /// - Complexity: O(n).
+    public func exportSnapshot() -> [UInt8] {
+        let st = s
+        var t = EncodeTables()
+        var w = ByteWriter()
+        let history = st.changes(since: VersionVector())
+        ChangeCodec.write(history, &w, &t, sequences: st.sequences, inlineContent: false)
+        w.uvarint(st.frontiers.ids.count)
+        for f in st.frontiers.ids { w.uvarint(t.peer(f.peer)); w.uvarint(f.counter) }
+        w.uvarint(st.styles.count)
+        for k in st.styles.keys.sorted() { w.string(k); w.u8(st.styles[k]!.rawValue) }
+        // Sequences. Each arena is rewritten in history order, so loading assigns every insert
+        // op its content offset by a running sum instead of a lookup.
+        var opOffsets: [ContainerID: [PeerID: [(counter: Counter, count: Int32, offset: Int32)]]] = [:]
+        var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [Value])] = [:]
+        for ch in history {
+            for op in ch.ops {
+                guard case let .insert(_, _, content, n) = op.content, let seq = st.sequences[op.container] else { continue }
+                var arena = arenas[op.container] ?? ([], [])
+                let offset = Int32(op.container.type == .text ? arena.scalars.count : arena.values.count)
+                if op.container.type == .text {
+                    arena.scalars.append(contentsOf: seq.scalars[Int(content)..<Int(content + n)])
+                } else {
+                    arena.values.append(contentsOf: seq.values[Int(content)..<Int(content + n)])
+                }
+                arenas[op.container] = arena
+                opOffsets[op.container, default: [:]][ch.peer, default: []].append((op.counter, n, offset))
+            }
+        }
+        /// A run split where its ops' new content ranges stop being contiguous.
+        func pieces(_ c: ContainerID, _ e: Elem) -> [Elem] {
+            guard e.kind.rawValue < 2 else { return [e] }
+            let list = opOffsets[c]?[e.peer] ?? []
+            var lo = 0, hi = list.count
+            while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= e.counter { lo = mid + 1 } else { hi = mid } }
+            var out: [Elem] = []
+            var cur = e
+            cur.content = list[lo].offset + (e.counter - list[lo].counter)
+            var i = lo
+            while cur.counter + cur.length > list[i].counter + list[i].count {
+                // The run continues into the next op; split if its content is not adjacent.
+                let cut = list[i].counter + list[i].count - cur.counter
+                let next = list[i + 1]
+                if next.offset != cur.content + cut {
+                    var right = cur
+                    right.counter += cut
+                    right.lamport += Lamport(cut)
+                    right.length -= cut
+                    right.originLeft = OptID(peer: e.peer, counter: right.counter - 1)
+                    right.content = next.offset
+                    cur.length = cut
+                    out.append(cur)
+                    cur = right
+                }
+                i += 1
+            }
+            out.append(cur)
+            return out
+        }
+        let seqKeys = st.sequences.keys.sorted()
+        w.uvarint(seqKeys.count)
+        for c in seqKeys {
+            let arena = arenas[c] ?? ([], [])
+            w.uvarint(t.container(c))
+            if c.type == .text {
+                var v = String.UnicodeScalarView()
+                v.append(contentsOf: arena.scalars)
+                w.string(String(v))
+            } else {
+                w.uvarint(arena.values.count)
+                for v in arena.values { w.value(v, &t) }
+            }
+            var elems: [Elem] = []
+            st.sequences[c]!.forEachElem { elems.append(contentsOf: pieces(c, $0)) }
+            w.uvarint(elems.count)
+            var expected: Int64 = 0
+            for e in elems {
+                w.uvarint(t.peer(e.peer))
+                w.uvarint(e.counter)
+                w.zigzag(Int64(e.lamport) - Int64(e.counter))
+                w.uvarint(e.length)
+                w.origin(e.originLeft, opPeer: e.peer, opCounter: e.counter, &t)
+                w.origin(e.originRight, opPeer: e.peer, opCounter: e.counter, &t)
+                w.u8(e.kind.rawValue | (e.deleted ? 4 : 0))
+                if e.kind.rawValue < 2 {
+                    w.zigzag(Int64(e.content) - expected)
+                    expected = Int64(e.content + e.length)
+                }
+            }
+        }
+        // Marks
+        let markKeys = st.sequences.keys.filter { !st.sequences[$0]!.marks.isEmpty }.sorted()
+        w.uvarint(markKeys.count)
+        for c in markKeys {
+            let table = st.sequences[c]!.marks
+            w.uvarint(t.container(c))
+            w.uvarint(table.count)
+            for id in table.keys.sorted() {
+                let m = table[id]!
+                w.uvarint(t.peer(id.peer)); w.uvarint(id.counter)
+                w.string(m.key); w.value(m.value, &t); w.u8(m.expand.rawValue); w.uvarint(UInt64(m.lamport))
+            }
+        }
+        // Maps
+        let mapKeys = st.maps.keys.sorted()
+        w.uvarint(mapKeys.count)
+        for c in mapKeys {
+            let map = st.maps[c]!
+            w.uvarint(t.container(c))
+            w.uvarint(map.count)
+            for k in map.keys.sorted() {
+                let e = map[k]!
+                w.string(k)
+                if let v = e.value { w.u8(1); w.value(v, &t) } else { w.u8(0) }
+                w.uvarint(UInt64(e.lamport)); w.uvarint(t.peer(e.peer)); w.uvarint(e.counter)
+            }
+        }
+        // Trees: the op log is enough; the state is replayed from it.
+        let treeKeys = st.trees.keys.sorted()
+        w.uvarint(treeKeys.count)
+        for c in treeKeys {
+            let tree = st.trees[c]!
+            w.uvarint(t.container(c))
+            w.uvarint(tree.log.count)
+            for r in tree.log {
+                w.uvarint(UInt64(r.lamport)); w.uvarint(t.peer(r.peer)); w.uvarint(r.counter)
+                w.uvarint(t.peer(r.target.peer)); w.uvarint(r.target.counter)
+                w.treeParent(r.parent, &t)
+                w.data(r.position)
+            }
+        }
+        // Parents of child containers
+        let childKeys = st.parents.keys.sorted()
+        w.uvarint(childKeys.count)
+        for child in childKeys {
+            let (parent, slot) = st.parents[child]!
+            w.uvarint(t.container(child)); w.uvarint(t.container(parent))
+            switch slot {
+            case .key(let k): w.u8(0); w.string(k)
+            case .element(let id): w.u8(1); w.uvarint(t.peer(id.peer)); w.uvarint(id.counter)
+            case .node(let id): w.u8(2); w.uvarint(t.peer(id.peer)); w.uvarint(id.counter)
+            }
+        }
+        // Pending remote changes
+        ChangeCodec.write(st.pending, &w, &t, sequences: st.sequences, inlineContent: true)
+        return Frame.seal(.snapshot) { out in
+            t.write(&out)
+            out.bytes.append(contentsOf: w.bytes)
+        }
+    }
+
+    /// Loads a snapshot into a new document for `peer`. Throws for malformed bytes.
+    /// - Complexity: O(n).
+    public static func load(snapshot bytes: [UInt8], peer: PeerID) throws(CRDTError) -> Document {
+        let (kind, reader) = try Frame.open(bytes)
+        guard kind == .snapshot else { throw .malformedBytes(offset: 1, reason: "not a snapshot") }
+        var r = reader
+        let t = try EncodeTables.read(&r)
+        let st = DocStorage(peer: peer)
+        var history = try ChangeCodec.read(&r, t)
+        let nf = try r.count("frontier count", minBytes: 2)
+        var fr: [ID] = []
+        for _ in 0..<nf { fr.append(try r.id(t)) }
+        let ns = try r.count("style count", minBytes: 2)
+        for _ in 0..<ns {
+            let k = try r.string()
+            let at = r.offset
+            guard let e = ExpandType(rawValue: try r.u8()) else { throw CRDTError.malformedBytes(offset: at, reason: "unknown expand type") }
+            st.styles[k] = e
+        }
+        let nseq = try r.count("sequence count", minBytes: 3)
+        for _ in 0..<nseq {
+            let c = try t.container(at: &r)
+            let seq = FugueSequence()
+            var arenaCount = 0
+            if c.type == .text {
+                let text = try r.string()
+                var scalars: [Unicode.Scalar] = []
+                scalars.reserveCapacity(text.utf8.count)
+                scalars.append(contentsOf: text.unicodeScalars)
+                seq.scalars = scalars
+                arenaCount = seq.scalars.count
+            } else if c.type == .list {
+                let n = try r.count("value count")
+                seq.values.reserveCapacity(n)
+                for _ in 0..<n { seq.values.append(try r.value(t)) }
+                arenaCount = seq.values.count
+            } else {
+                throw CRDTError.malformedBytes(offset: r.offset, reason: "\(c) is not a sequence")
+            }
+            let n = try r.count("run count", minBytes: 6)
+            var elems: [Elem] = []
+            elems.reserveCapacity(n)
+            var expected: Int64 = 0
+            for _ in 0..<n {
+                let at = r.offset
+                let p = try t.peer(at: &r)
+                let counter = try r.counter("run counter")
+                let lam = Int64(counter) + (try r.zigzag())
+                let len = try r.counter("run length")
+                guard len > 0, lam >= 0, lam + Int64(len) <= Int64(UInt32.max) else { throw CRDTError.malformedBytes(offset: at, reason: "bad run") }
+                let left = try r.origin(opPeer: p, opCounter: counter, t)
+                let right = try r.origin(opPeer: p, opCounter: counter, t)
+                let flags = try r.u8()
+                guard let kind = ElemKind(rawValue: flags & 3), flags & ~7 == 0 else { throw CRDTError.malformedBytes(offset: at, reason: "bad run flags") }
+                var e = Elem(peer: p, counter: counter, lamport: Lamport(lam), length: len, originLeft: left, originRight: right,
+                             content: 0, utf16: 0, utf8: 0, kind: kind, deleted: flags & 4 != 0)
+                if kind.rawValue < 2 {
+                    let content = expected + (try r.zigzag())
+                    guard content >= 0, content + Int64(len) <= Int64(arenaCount) else { throw CRDTError.malformedBytes(offset: at, reason: "run content out of range") }
+                    e.content = Int32(content)
+                    expected = content + Int64(len)
+                    if kind == .text {
+                        e.utf16 = seq.utf16Count(e.content, len)
+                        e.utf8 = seq.utf8Count(e.content, len)
+                    } else {
+                        guard c.type == .list else { throw CRDTError.malformedBytes(offset: at, reason: "value run in a text") }
+                        e.utf16 = len; e.utf8 = len
+                    }
+                } else if len != 1 {
+                    throw CRDTError.malformedBytes(offset: at, reason: "anchor run longer than 1")
+                }
+                elems.append(e)
+            }
+            // Element IDs must be unique.
+            var byPeer: [PeerID: [(Counter, Counter)]] = [:]
+            for e in elems { byPeer[e.peer, default: []].append((e.counter, e.counter + e.length)) }
+            for (_, ranges) in byPeer {
+                let sorted = ranges.sorted { $0.0 < $1.0 }
+                for i in sorted.indices.dropFirst() where sorted[i].0 < sorted[i - 1].1 {
+                    throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)")
+                }
+            }
+            seq.build(elems)
+            st.sequences[c] = seq
+        }
+        let nm = try r.count("mark container count", minBytes: 2)
+        for _ in 0..<nm {
+            let c = try t.container(at: &r)
+            let k = try r.count("mark count", minBytes: 5)
+            var table: [ID: MarkInfo] = [:]
+            for _ in 0..<k {
+                let id = try r.id(t)
+                let key = try r.string(), value = try r.value(t)
+                let at = r.offset
+                guard let e = ExpandType(rawValue: try r.u8()) else { throw CRDTError.malformedBytes(offset: at, reason: "unknown expand type") }
+                let lam = try r.int(max: Int(UInt32.max), "mark Lamport")
+                table[id] = MarkInfo(key: key, value: value, expand: e, lamport: Lamport(lam), peer: id.peer)
+            }
+            guard let seq = st.sequences[c] else { throw CRDTError.malformedBytes(offset: r.offset, reason: "marks for a missing text") }
+            seq.marks = table
+        }
+        let nmap = try r.count("map count", minBytes: 2)
+        for _ in 0..<nmap {
+            let c = try t.container(at: &r)
+            let k = try r.count("entry count", minBytes: 4)
+            var map: [String: MapEntry] = [:]
+            for _ in 0..<k {
+                let key = try r.string()
+                let has = try r.u8()
+                let v: Value? = has == 1 ? try r.value(t) : nil
+                let lam = try r.int(max: Int(UInt32.max), "entry Lamport")
+                map[key] = MapEntry(value: v, lamport: Lamport(lam), peer: try t.peer(at: &r), counter: try r.counter("entry counter"))
+            }
+            st.maps[c] = map
+        }
+        let ntree = try r.count("tree count", minBytes: 2)
+        for _ in 0..<ntree {
+            let c = try t.container(at: &r)
+            let k = try r.count("tree op count", minBytes: 6)
+            var tree = TreeState()
+            var none: [TreeDiff] = []
+            for _ in 0..<k {
+                let lam = try r.int(max: Int(UInt32.max), "tree op Lamport")
+                let p = try t.peer(at: &r)
+                let counter = try r.counter("tree op counter")
+                let target = try r.id(t)
+                let parent = try r.treeParent(t)
+                let rec = TreeOpRecord(lamport: Lamport(lam), peer: p, counter: counter, target: target, parent: parent, position: try r.data())
+                tree.apply(rec, diffs: &none, record: false)
+            }
+            st.trees[c] = tree
+        }
+        let np = try r.count("parent count", minBytes: 3)
+        for _ in 0..<np {
+            let child = try t.container(at: &r), parent = try t.container(at: &r)
+            let at = r.offset
+            switch try r.u8() {
+            case 0: st.parents[child] = (parent, .key(try r.string()))
+            case 1: st.parents[child] = (parent, .element(try r.id(t)))
+            case 2: st.parents[child] = (parent, .node(try r.id(t)))
+            default: throw CRDTError.malformedBytes(offset: at, reason: "unknown parent slot")
+            }
+        }
+        st.pending = try ChangeCodec.read(&r, t)
+        guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
+        // Restore the history: each container's arena is in history order, so an insert's content
+        // offset is the running total of the inserts before it.
+        var running: [ContainerID: Int32] = [:]
+        for i in history.indices {
+            let ch = history[i]
+            guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
+            for j in ch.ops.indices {
+                let op = ch.ops[j]
+                switch op.content {
+                case let .insert(l, rr, _, n):
+                    guard let seq = st.sequences[op.container] else {
+                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert into a missing sequence")
+                    }
+                    let start = running[op.container] ?? 0
+                    let arena = op.container.type == .text ? seq.scalars.count : seq.values.count
+                    guard Int(start) + Int(n) <= arena else {
+                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert beyond the content")
+                    }
+                    running[op.container] = start + n
+                    history[i].ops[j].content = .insert(left: l, right: rr, content: start, count: n)
+                case .insertText, .insertValues:
+                    throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
+                default: break
+                }
+            }
+            st.changes[ch.peer, default: []].append(history[i])
+            st.version.extend(peer: ch.peer, to: ch.end)
+            st.nextLamport = max(st.nextLamport, ch.lamport + Lamport(ch.length))
+        }
+        st.frontiers = Frontiers(fr)
+        var doc = Document(peer: peer)
+        doc.s = st
+        return doc
+    }
+}

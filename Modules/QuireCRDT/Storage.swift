@@ -1,0 +1,201 @@
+/// A map entry with the stamp that won it (Lamport, then peer).
+struct MapEntry {
+    var value: Value?
+    var lamport: Lamport
+    var peer: PeerID
+    var counter: Counter
+
+    /// Whether a write stamped (lamport, peer) beats this entry (Loro: larger Lamport, then larger peer).
+    @inline(__always) func isBeaten(lamport l: Lamport, peer p: PeerID) -> Bool {
+        l > lamport || (l == lamport && p > peer)
+    }
+}
+
+/// A mark registered in a text container.
+struct MarkInfo {
+    var key: String
+    var value: Value
+    var expand: ExpandType
+    var lamport: Lamport
+    var peer: PeerID
+
+    /// Whether this mark beats `other` for its key.
+    @inline(__always) func beats(_ other: MarkInfo) -> Bool {
+        lamport != other.lamport ? lamport > other.lamport : peer > other.peer
+    }
+}
+
+/// Where a child container sits inside its parent.
+enum ParentSlot {
+    case key(String)
+    case element(ID)
+    case node(TreeID)
+}
+
+/// The whole state of a document. Mutated only when uniquely referenced (copy-on-write).
+final class DocStorage: @unchecked Sendable {
+    var peer: PeerID
+    // History
+    @exclusivity(unchecked) var changes: [PeerID: [Change]] = [:]
+    @exclusivity(unchecked) var version = VersionVector()
+    @exclusivity(unchecked) var frontiers = Frontiers()
+    @exclusivity(unchecked) var nextLamport: Lamport = 0
+    // Pending (uncommitted) local transaction
+    @exclusivity(unchecked) var txnOps: [Op] = []
+    @exclusivity(unchecked) var txnCounter: Counter = 0
+    @exclusivity(unchecked) var txnLamport: Lamport = 0
+    @exclusivity(unchecked) var txnLength: Int32 = 0
+    // Remote changes waiting for dependencies
+    var pending: [Change] = []
+    // State
+    @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
+    @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
+    var trees: [ContainerID: TreeState] = [:]
+    var parents: [ContainerID: (ContainerID, ParentSlot)] = [:]
+    var styles: [String: ExpandType] = [:]
+    // Events
+    var recordEvents = false
+    @exclusivity(unchecked) var events: [ContainerEvent] = []
+
+    init(peer: PeerID) { self.peer = peer }
+
+    func copy() -> DocStorage {
+        let c = DocStorage(peer: peer)
+        c.changes = changes
+        c.version = version
+        c.frontiers = frontiers
+        c.nextLamport = nextLamport
+        c.txnOps = txnOps
+        c.txnCounter = txnCounter
+        c.txnLamport = txnLamport
+        c.txnLength = txnLength
+        c.pending = pending
+        c.sequences = sequences.mapValues { $0.copy() }
+        c.maps = maps
+        c.trees = trees
+        c.parents = parents
+        c.styles = styles
+        c.recordEvents = recordEvents
+        c.events = events
+        return c
+    }
+
+    // A one-entry cache for the container being edited; only used on uniquely owned storage.
+    @exclusivity(unchecked) private var cachedID: ContainerID?
+    @exclusivity(unchecked) private var cachedSeq: FugueSequence?
+
+    /// The sequence of `c`, created when missing (mutating paths only).
+    @inline(__always) func sequence(_ c: ContainerID) -> FugueSequence {
+        if let cs = cachedSeq, cachedID == c { return cs }
+        let s: FugueSequence
+        if let existing = sequences[c] { s = existing } else { s = FugueSequence(); sequences[c] = s }
+        cachedID = c
+        cachedSeq = s
+        return s
+    }
+
+    /// The sequence of `c` if it exists (mutating paths only).
+    @inline(__always) func existingSequence(_ c: ContainerID) -> FugueSequence? {
+        if let cs = cachedSeq, cachedID == c { return cs }
+        guard let s = sequences[c] else { return nil }
+        cachedID = c
+        cachedSeq = s
+        return s
+    }
+
+    /// The Lamport timestamp of a known operation.
+    /// - Complexity: O(log c) for c changes of the peer.
+    func lamport(of id: ID) -> Lamport? {
+        guard let list = changes[id.peer] else { return nil }
+        var lo = 0, hi = list.count
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+        guard lo < list.count, list[lo].counter <= id.counter else { return nil }
+        return list[lo].lamport + Lamport(id.counter - list[lo].counter)
+    }
+
+    /// Starts or continues the local transaction and returns the next op's (counter, lamport).
+    @inline(__always) func nextLocalStamp() -> (Counter, Lamport) {
+        if txnOps.isEmpty {
+            txnCounter = version[peer]
+            txnLamport = nextLamport
+            txnLength = 0
+        }
+        return (txnCounter + txnLength, txnLamport + Lamport(txnLength))
+    }
+
+    /// Records a local op into the transaction.
+    @inline(__always) func record(_ op: Op) {
+        txnLength += op.length
+        if !txnOps.isEmpty, txnOps[txnOps.count - 1].tryMerge(op, peer: peer) { return }
+        txnOps.append(op)
+    }
+
+    /// Commits the transaction into a change, merging it into this peer's previous change when
+    /// that change is the only dependency (Loro's rule for consecutive local changes).
+    /// - Complexity: O(1) amortized.
+    func commit() {
+        guard !txnOps.isEmpty else { return }
+        let deps = frontiers.ids
+        let lastIDOwn = ID(peer: peer, counter: txnCounter - 1)
+        let mergeable = deps.count == 1 && deps[0] == lastIDOwn
+        DocStorage.appendLocal(&changes[peer, default: []], mergeable: mergeable, self)
+        let end = txnCounter + txnLength
+        version.extend(peer: peer, to: end)
+        frontiers.advance(lastID: ID(peer: peer, counter: end - 1), deps: deps)
+        nextLamport = max(nextLamport, txnLamport + Lamport(txnLength))
+        txnOps.removeAll(keepingCapacity: true)
+        txnLength = 0
+    }
+
+    private static func appendLocal(_ list: inout [Change], mergeable: Bool, _ st: DocStorage) {
+        let n = list.count
+        if mergeable, n > 0, list[n - 1].end == st.txnCounter, list[n - 1].lamport + Lamport(list[n - 1].length) == st.txnLamport {
+            for op in st.txnOps {
+                let k = list[n - 1].ops.count
+                if k > 0, list[n - 1].ops[k - 1].tryMerge(op, peer: st.peer) { continue }
+                list[n - 1].ops.append(op)
+            }
+            list[n - 1].length += st.txnLength
+        } else {
+            list.append(Change(peer: st.peer, counter: st.txnCounter, lamport: st.txnLamport, deps: st.frontiers.ids, ops: st.txnOps, length: st.txnLength))
+        }
+    }
+
+    // MARK: paths
+
+    func path(of c: ContainerID) -> ([ContainerID], [PathStep]) {
+        var containers: [ContainerID] = []
+        var steps: [PathStep] = []
+        var cur = c
+        var guardCount = 0
+        while let (parent, slot) = parents[cur], guardCount < 10_000 {
+            guardCount += 1
+            containers.append(parent)
+            switch slot {
+            case .key(let k): steps.append(.key(k))
+            case .node(let n): steps.append(.node(n))
+            case .element(let id):
+                let seq = sequence(parent)
+                if let cur = seq.cursor(of: id) { steps.append(.index(seq.prefix(of: cur).count)) } else { steps.append(.index(-1)) }
+            }
+            cur = parent
+        }
+        return (containers.reversed(), steps.reversed())
+    }
+
+    func emit(_ c: ContainerID, _ diff: ContainerDiff) {
+        guard recordEvents else { return }
+        if case .map(let new) = diff, let last = events.last, last.target == c, case .map(var old) = last.diff {
+            for (k, v) in new { old[k] = v }
+            events[events.count - 1].diff = .map(old)
+            return
+        }
+        let (containers, steps) = path(of: c)
+        events.append(ContainerEvent(target: c, pathContainers: containers, path: steps, diff: diff))
+    }
+
+    /// Registers the parent of a child container created by a value.
+    func registerChild(_ value: Value?, parent: ContainerID, slot: ParentSlot) {
+        if case .container(let child)? = value { parents[child] = (parent, slot) }
+    }
+}

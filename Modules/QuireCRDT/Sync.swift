@@ -1,0 +1,287 @@
+/// What an import did: the spans applied now and the spans waiting for missing dependencies.
+public struct ImportStatus: Sendable, Equatable {
+    /// Operation spans applied by this import (including earlier pending ones unblocked now).
+    public var applied: [IDSpan]
+    /// Operation spans still waiting for dependencies.
+    public var pending: [IDSpan]
+    /// The events of the import, when the document records them.
+    public var event: DocumentEvent?
+}
+
+extension Change {
+    /// The part of this change from counter `k` on (k inside the change).
+    func slice(from k: Counter) -> Change? {
+        guard k > counter else { return self }
+        guard k < end else { return nil }
+        var ops: [Op] = []
+        // Ops are in counter order: skip those ending at or before k by binary search.
+        var lo = 0, hi = self.ops.count
+        while lo < hi { let mid = (lo + hi) / 2; if self.ops[mid].counter + self.ops[mid].length <= k { lo = mid + 1 } else { hi = mid } }
+        for op in self.ops[lo...] {
+            let opEnd = op.counter + op.length
+            if opEnd <= k { continue }
+            if op.counter >= k { ops.append(op); continue }
+            let cut = k - op.counter
+            var o = op
+            o.counter = k
+            switch op.content {
+            case let .insert(_, r, content, n):
+                o.content = .insert(left: OptID(peer: peer, counter: k - 1), right: r, content: content + cut, count: n - cut)
+            case let .insertText(_, r, s):
+                o.content = .insertText(left: OptID(peer: peer, counter: k - 1), right: r, Array(s[Int(cut)...]))
+            case let .insertValues(_, r, v):
+                o.content = .insertValues(left: OptID(peer: peer, counter: k - 1), right: r, Array(v[Int(cut)...]))
+            case let .delete(spans):
+                var skip = cut
+                var rest: [DelSpan] = []
+                for sp in spans {
+                    if skip >= sp.count { skip -= sp.count; continue }
+                    rest.append(sp.dropping(skip))
+                    skip = 0
+                }
+                o.content = .delete(rest)
+            case .mark, .mapSet, .tree:
+                continue
+            }
+            ops.append(o)
+        }
+        guard let first = ops.first else { return nil }
+        return Change(peer: peer, counter: first.counter, lamport: lamport + Lamport(first.counter - counter),
+                      deps: [ID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter)
+    }
+}
+
+/// Element IDs created earlier in the batch being validated, per peer as sorted ranges.
+struct BatchIDs {
+    var ranges: [PeerID: [(Counter, Counter)]] = [:]
+
+    /// - Complexity: O(1) when appending in counter order (the usual case), O(r) otherwise.
+    mutating func insert(peer: PeerID, start: Counter, end: Counter) {
+        BatchIDs.add(&ranges[peer, default: []], start, end)
+    }
+
+    private static func add(_ list: inout [(Counter, Counter)], _ start: Counter, _ end: Counter) {
+        if let last = list.last {
+            if last.1 == start { list[list.count - 1].1 = end; return }
+            if last.1 < start { list.append((start, end)); return }
+        } else {
+            list.append((start, end)); return
+        }
+        let i = list.firstIndex { $0.0 > start } ?? list.count
+        list.insert((start, end), at: i)
+    }
+
+    /// - Complexity: O(log r).
+    func contains(_ id: ID) -> Bool {
+        guard let list = ranges[id.peer] else { return false }
+        var lo = 0, hi = list.count
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
+        return lo < list.count && list[lo].0 <= id.counter
+    }
+}
+
+extension DocStorage {
+    /// Committed changes not included in `vv`, in causal (Lamport) order.
+    /// - Complexity: O(c log c) for c changes.
+    func changes(since vv: VersionVector) -> [Change] {
+        var out: [Change] = []
+        for (peer, list) in changes {
+            let known = vv[peer]
+            guard let last = list.last, last.end > known else { continue }
+            var lo = 0, hi = list.count
+            while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= known { lo = mid + 1 } else { hi = mid } }
+            for i in lo..<list.count {
+                if let c = list[i].slice(from: known) { out.append(c) }
+            }
+        }
+        out.sort { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : ($0.peer != $1.peer ? $0.peer < $1.peer : $0.counter < $1.counter) }
+        return out
+    }
+
+    /// Checks that every reference of `op` exists in this document or earlier in the batch.
+    func validate(_ op: Op, peer: PeerID, batch: inout [ContainerID: BatchIDs], batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
+        let c = op.container
+        let seq = sequences[c]
+        func known(_ o: OptID) throws(CRDTError) {
+            guard let id = o.id else { return }
+            if seq?.leaf(of: id) != nil { return }
+            if batch[c]?.contains(id) == true { return }
+            throw .invalidReference(container: c, id: id, reason: "no such element")
+        }
+        switch op.content {
+        case let .insertText(l, r, s):
+            guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
+            try known(l); try known(r)
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(s.count))
+        case let .insertValues(l, r, v):
+            guard c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            try known(l); try known(r)
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
+        case .insert:
+            throw .invalidReference(container: c, id: ID(peer: peer, counter: op.counter), reason: "insert without content")
+        case let .delete(spans):
+            guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            for d in spans {
+                let s = d.ascending
+                try known(OptID(peer: s.peer, counter: s.start))
+                try known(OptID(peer: s.peer, counter: s.end - 1))
+            }
+        case let .mark(m):
+            guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
+            try known(m.startLeft); try known(m.startRight)
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + 1)
+            if m.endLeft.id != ID(peer: peer, counter: op.counter) { try known(m.endLeft) }
+            if m.endRight.id != ID(peer: peer, counter: op.counter) { try known(m.endRight) }
+            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter + 1, end: op.counter + 2)
+        case .mapSet:
+            guard c.type == .map else { throw .wrongContainerType(container: c, expected: .map) }
+        case let .tree(target, parent, _):
+            guard c.type == .tree else { throw .wrongContainerType(container: c, expected: .tree) }
+            let opID = ID(peer: peer, counter: op.counter)
+            func exists(_ n: TreeID) -> Bool { trees[c]?.nodes[n] != nil || batchNodes[c]?.contains(n) == true }
+            if target != opID, !exists(target) { throw .invalidReference(container: c, id: target, reason: "no such tree node") }
+            if case .node(let p) = parent, p != target, !exists(p) { throw .invalidReference(container: c, id: p, reason: "no such parent node") }
+            batchNodes[c, default: []].insert(target)
+        }
+    }
+
+    /// Applies a remote change whose dependencies are present (already validated).
+    func apply(_ change: Change) {
+        var stored: [Op] = []
+        stored.reserveCapacity(change.ops.count)
+        for var op in change.ops {
+            let c = op.container
+            let lamport = change.lamport + Lamport(op.counter - change.counter)
+            switch op.content {
+            case let .insertText(l, r, scalars):
+                let seq = sequence(c)
+                let start = Int32(seq.scalars.count)
+                var u16: Int32 = 0, u8: Int32 = 0
+                for sc in scalars { u16 += sc.value > 0xFFFF ? 2 : 1; u8 += Int32(UTF8.width(sc)) }
+                seq.scalars.append(contentsOf: scalars)
+                let n = Int32(scalars.count)
+                applyInsert(c, seq, Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
+                                         content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: nil)
+                op.content = .insert(left: l, right: r, content: start, count: n)
+            case let .insertValues(l, r, values):
+                let seq = sequence(c)
+                let start = Int32(seq.values.count)
+                seq.values.append(contentsOf: values)
+                let n = Int32(values.count)
+                applyInsert(c, seq, Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
+                                         content: start, utf16: n, utf8: n, kind: .value, deleted: false), slot: nil)
+                op.content = .insert(left: l, right: r, content: start, count: n)
+            case .insert:
+                break
+            case let .delete(spans):
+                applyDelete(c, sequence(c), spans)
+            case let .mark(m):
+                let seq = sequence(c)
+                let markID = ID(peer: change.peer, counter: op.counter)
+                seq.marks[markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: change.peer)
+                seq.integrate(Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: 1, originLeft: m.startLeft, originRight: m.startRight,
+                                   content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
+                seq.integrate(Elem(peer: change.peer, counter: op.counter + 1, lamport: lamport + 1, length: 1, originLeft: m.endLeft, originRight: m.endRight,
+                                   content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false))
+                emitMark(c, seq, markID: markID, key: m.key)
+            case let .mapSet(key, value):
+                applyMapSet(c, key: key, value: value, lamport: lamport, peer: change.peer, counter: op.counter)
+            case let .tree(target, parent, position):
+                applyTree(c, TreeOpRecord(lamport: lamport, peer: change.peer, counter: op.counter, target: target, parent: parent, position: position))
+            }
+            stored.append(op)
+        }
+        var ch = change
+        ch.ops = stored
+        changes[change.peer, default: []].append(ch)
+        version.extend(peer: change.peer, to: change.end)
+        frontiers.advance(lastID: change.lastID, deps: change.deps)
+        nextLamport = max(nextLamport, change.lamport + Lamport(change.length))
+    }
+
+    /// Imports decoded changes: validates everything first (throwing leaves the document
+    /// unchanged), then applies what is ready in causal order and keeps the rest pending.
+    func importChanges(_ incoming: [Change]) throws(CRDTError) -> (applied: [IDSpan], pending: [IDSpan]) {
+        var candidates = pending + incoming
+        candidates.sort { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : $0.peer < $1.peer }
+        var vv = version
+        if !txnOps.isEmpty { vv.extend(peer: peer, to: txnCounter + txnLength) }
+        var ready: [Change] = []
+        var waiting: [Change] = []
+        var progress = true
+        var remaining = candidates
+        while progress {
+            progress = false
+            waiting.removeAll()
+            for ch in remaining {
+                let known = vv[ch.peer]
+                if ch.end <= known { continue }
+                if ch.counter > known || !ch.deps.allSatisfy({ vv.includes($0) }) { waiting.append(ch); continue }
+                guard let part = ch.slice(from: known) else { continue }
+                ready.append(part)
+                vv.extend(peer: part.peer, to: part.end)
+                progress = true
+            }
+            remaining = waiting
+        }
+        // Validate before touching anything.
+        var batch: [ContainerID: BatchIDs] = [:]
+        var batchNodes: [ContainerID: Set<TreeID>] = [:]
+        for ch in ready {
+            for op in ch.ops { try validate(op, peer: ch.peer, batch: &batch, batchNodes: &batchNodes) }
+        }
+        commit()
+        for ch in ready { apply(ch) }
+        pending = waiting
+        func spans(_ list: [Change]) -> [IDSpan] { list.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) } }
+        return (spans(ready), spans(waiting))
+    }
+}
+
+extension Document {
+    /// Exports the committed changes not included in `version` as an update blob.
+    /// - Complexity: O(size of the exported changes).
+    public func exportUpdates(since version: VersionVector = VersionVector()) -> [UInt8] {
+        let list = s.changes(since: version)
+        var t = EncodeTables()
+        var body = ByteWriter()
+        ChangeCodec.write(list, &body, &t, sequences: s.sequences, inlineContent: true)
+        return Frame.seal(.updates) { w in
+            t.write(&w)
+            w.bytes.append(contentsOf: body.bytes)
+        }
+    }
+
+    /// Imports an update or snapshot blob. Idempotent and order-independent: changes whose
+    /// dependencies are missing wait and apply when they arrive. Malformed, corrupted or hostile
+    /// bytes throw and leave the document unchanged. Pending local operations are committed first.
+    /// - Complexity: O(ops · log n) plus O(k · log n) per concurrent run integrated.
+    @discardableResult
+    public mutating func importUpdates(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
+        let (kind, reader) = try Frame.open(bytes)
+        var r = reader
+        let incoming: [Change]
+        switch kind {
+        case .updates:
+            let t = try EncodeTables.read(&r)
+            incoming = try ChangeCodec.read(&r, t)
+            guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the changes") }
+        case .snapshot:
+            let other = try Document.load(snapshot: bytes, peer: peer)
+            if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty {
+                let keep = (s.peer, s.recordEvents, s.styles)
+                s = other.s
+                s.peer = keep.0
+                s.recordEvents = keep.1
+                for (k, v) in keep.2 { s.styles[k] = v }
+                let status = ImportStatus(applied: s.version.spans(notIn: VersionVector()), pending: s.pending.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) }, event: nil)
+                return status
+            }
+            let u = other.exportUpdates(since: version)
+            return try importUpdates(u)
+        }
+        let st = mutate()
+        let (applied, pendingSpans) = try st.importChanges(incoming)
+        return ImportStatus(applied: applied, pending: pendingSpans, event: takeEvents(.import))
+    }
+}

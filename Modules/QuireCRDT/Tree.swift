@@ -1,0 +1,322 @@
+/// One applied tree operation, kept in (Lamport, peer) order for undo-do-redo.
+struct TreeOpRecord {
+    var lamport: Lamport
+    var peer: PeerID
+    var counter: Counter
+    var target: TreeID
+    var parent: TreeParent
+    var position: [UInt8]
+    /// The target's placement before this op (nil: it did not exist); filled when applied.
+    var old: NodePlacement?
+    /// Whether the op took effect (a cyclic move is skipped).
+    var effective = false
+
+    init(lamport: Lamport, peer: PeerID, counter: Counter, target: TreeID, parent: TreeParent, position: [UInt8]) {
+        self.lamport = lamport
+        self.peer = peer
+        self.counter = counter
+        self.target = target
+        self.parent = parent
+        self.position = position
+    }
+
+    @inline(__always) func precedes(_ o: TreeOpRecord) -> Bool { lamport != o.lamport ? lamport < o.lamport : peer < o.peer }
+}
+
+/// Where a node is: its parent and fractional index, and the (Lamport, peer) of the op that put it there.
+struct NodePlacement: Equatable {
+    var parent: TreeParent
+    var position: [UInt8]
+    var lamport: Lamport
+    var peer: PeerID
+
+    /// Sibling order: fractional index bytes, then (Lamport, peer) of the placing op.
+    @inline(__always) func sortsBefore(_ o: NodePlacement) -> Bool {
+        if position != o.position { return position.lexicographicallyPrecedes(o.position) }
+        return lamport != o.lamport ? lamport < o.lamport : peer < o.peer
+    }
+}
+
+/// A movable tree (Kleppmann et al.), siblings ordered by fractional index then by the placing
+/// op's (Lamport, peer), as Loro orders them. Deleted nodes live under `.deleted`.
+struct TreeState {
+    var nodes: [TreeID: NodePlacement] = [:]
+    var children: [TreeParent: [TreeID]] = [:]
+    var log: [TreeOpRecord] = []
+
+    /// Whether `ancestor` is `node` or one of its ancestors.
+    /// - Complexity: O(depth).
+    func isAncestor(_ ancestor: TreeID, of node: TreeID) -> Bool {
+        var cur: TreeID? = node
+        var steps = 0
+        while let c = cur, steps <= nodes.count {
+            if c == ancestor { return true }
+            guard case .node(let p)? = nodes[c]?.parent else { return false }
+            cur = p
+            steps += 1
+        }
+        return false
+    }
+
+    /// Whether the node is alive (neither it nor an ancestor is deleted).
+    /// - Complexity: O(depth).
+    func isAlive(_ node: TreeID) -> Bool {
+        var cur = node
+        var steps = 0
+        while let p = nodes[cur], steps <= nodes.count {
+            switch p.parent {
+            case .root: return true
+            case .deleted: return false
+            case .node(let n): cur = n
+            }
+            steps += 1
+        }
+        return false
+    }
+
+    /// The visible position (parent, index) of an alive node.
+    /// - Complexity: O(depth + siblings).
+    func position(of node: TreeID) -> TreePosition? {
+        guard isAlive(node), let p = nodes[node] else { return nil }
+        let index = children[p.parent]?.firstIndex(of: node) ?? 0
+        if case .node(let parent) = p.parent { return TreePosition(parent: parent, index: index) }
+        return TreePosition(parent: nil, index: index)
+    }
+
+    mutating func detach(_ node: TreeID) {
+        guard let p = nodes[node] else { return }
+        children[p.parent]?.removeAll { $0 == node }
+    }
+
+    mutating func attach(_ node: TreeID, _ placement: NodePlacement) {
+        nodes[node] = placement
+        var list = children[placement.parent] ?? []
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if nodes[list[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
+        }
+        list.insert(node, at: lo)
+        children[placement.parent] = list
+    }
+
+    /// Sets a node's placement (nil removes it) and returns the visibility transition diffs.
+    mutating func place(_ node: TreeID, _ placement: NodePlacement?, diffs: inout [TreeDiff], record: Bool) {
+        let before = record ? position(of: node) : nil
+        detach(node)
+        if let placement { attach(node, placement) } else { nodes[node] = nil }
+        guard record else { return }
+        let after = position(of: node)
+        switch (before, after) {
+        case let (b?, a?): diffs.append(.move(node: node, from: b, to: a))
+        case let (b?, nil): diffs.append(.delete(node: node, from: b))
+        case (nil, .some): appendCreates(node, &diffs)
+        case (nil, nil): break
+        }
+    }
+
+    /// Create diffs for a node that became visible and its visible descendants, pre-order.
+    func appendCreates(_ node: TreeID, _ diffs: inout [TreeDiff]) {
+        guard let at = position(of: node) else { return }
+        diffs.append(.create(node: node, at: at))
+        for child in children[.node(node)] ?? [] { appendCreates(child, &diffs) }
+    }
+
+    /// Applies one record on top of the current state (do): skipped when it would create a cycle
+    /// or its parent is unknown.
+    mutating func perform(_ r: inout TreeOpRecord, diffs: inout [TreeDiff], record: Bool) {
+        r.old = nodes[r.target]
+        if case .node(let p) = r.parent, nodes[p] == nil || isAncestor(r.target, of: p) {
+            r.effective = false
+            return
+        }
+        r.effective = true
+        place(r.target, NodePlacement(parent: r.parent, position: r.position, lamport: r.lamport, peer: r.peer), diffs: &diffs, record: record)
+    }
+
+    /// Reverts one record (undo).
+    mutating func revert(_ r: TreeOpRecord, diffs: inout [TreeDiff], record: Bool) {
+        guard r.effective else { return }
+        place(r.target, r.old, diffs: &diffs, record: record)
+    }
+
+    /// Kleppmann et al.: insert the op in timestamp order, undoing and redoing later ones.
+    /// - Complexity: O(k · depth) for k ops later than this one; O(depth + siblings) when it is the newest.
+    mutating func apply(_ new: TreeOpRecord, diffs: inout [TreeDiff], record: Bool) {
+        var r = new
+        var i = log.count
+        while i > 0, r.precedes(log[i - 1]) { i -= 1 }
+        for j in stride(from: log.count - 1, through: i, by: -1) { revert(log[j], diffs: &diffs, record: record) }
+        perform(&r, diffs: &diffs, record: record)
+        log.insert(r, at: i)
+        for j in (i + 1)..<log.count {
+            var later = log[j]
+            perform(&later, diffs: &diffs, record: record)
+            log[j] = later
+        }
+    }
+}
+
+/// Loro's fractional index byte strings (terminator 128), generated between neighbours.
+enum FractionalIndex {
+    static let terminator: UInt8 = 128
+
+    static func before(_ b: [UInt8]) -> [UInt8] {
+        for i in b.indices {
+            if b[i] > terminator { return Array(b[..<i]) + [terminator] }
+            if b[i] > 0 { var a = Array(b[...i]); a[i] -= 1; return a + [terminator] }
+        }
+        return b + [0, terminator]
+    }
+
+    static func after(_ b: [UInt8]) -> [UInt8] {
+        for i in b.indices {
+            if b[i] < terminator { return Array(b[..<i]) + [terminator] }
+            if b[i] < 255 { var a = Array(b[...i]); a[i] += 1; return a + [terminator] }
+        }
+        return b + [255, terminator]
+    }
+
+    /// A key strictly between `l` and `r`, or nil when none exists (equal keys).
+    static func between(_ l: [UInt8], _ r: [UInt8]) -> [UInt8]? {
+        guard !l.isEmpty, !r.isEmpty else { return nil }
+        let shorter = min(l.count, r.count) - 1
+        for i in 0..<shorter {
+            let diff = Int(r[i]) - Int(l[i])
+            if diff > 1 { var a = Array(l[...i]); a[i] += UInt8((Int(r[i]) - Int(l[i])) / 2); return a + [terminator] }
+            if diff == 1 {
+                let suffix = Array(l[(i + 1)...])
+                return Array(l[...i]) + afterUnterminated(suffix) + [terminator]
+            }
+            if diff < 0 { return nil }
+        }
+        if l.count < r.count {
+            let prefix = Array(r[...shorter])
+            guard prefix.last! >= terminator else { return nil }
+            return prefix + beforeUnterminated(Array(r[(shorter + 1)...])) + [terminator]
+        } else if l.count > r.count {
+            let prefix = Array(l[...shorter])
+            guard prefix.last! < terminator else { return nil }
+            return prefix + afterUnterminated(Array(l[(shorter + 1)...])) + [terminator]
+        }
+        return nil
+    }
+
+    private static func afterUnterminated(_ b: [UInt8]) -> [UInt8] {
+        for i in b.indices {
+            if b[i] < terminator { return Array(b[..<i]) }
+            if b[i] < 255 { var a = Array(b[...i]); a[i] += 1; return a }
+        }
+        return b + [255]
+    }
+
+    private static func beforeUnterminated(_ b: [UInt8]) -> [UInt8] {
+        for i in b.indices {
+            if b[i] > terminator { return Array(b[..<i]) }
+            if b[i] > 0 { var a = Array(b[...i]); a[i] -= 1; return a }
+        }
+        return b + [0]
+    }
+
+    /// The key for a new sibling between `left` and `right` (either may be absent).
+    static func new(_ left: [UInt8]?, _ right: [UInt8]?) -> [UInt8] {
+        switch (left, right) {
+        case (nil, nil): return [terminator]
+        case let (l?, nil): return after(l)
+        case let (nil, r?): return before(r)
+        case let (l?, r?): return between(l, r) ?? after(l)
+        }
+    }
+}
+
+extension DocStorage {
+    func applyTree(_ c: ContainerID, _ r: TreeOpRecord) {
+        var tree = trees.removeValue(forKey: c) ?? TreeState()
+        var diffs: [TreeDiff] = []
+        tree.apply(r, diffs: &diffs, record: recordEvents)
+        if r.parent != .deleted || tree.nodes[r.target] != nil {
+            parents[.normal(id: r.target, type: .map)] = (c, .node(r.target))
+        }
+        trees[c] = tree
+        if !diffs.isEmpty { emit(c, .tree(diffs)) }
+    }
+}
+
+extension Document {
+    /// The alive children of `parent` (nil: the root level), in sibling order.
+    /// - Complexity: O(k) for k children.
+    public func children(of parent: TreeID?, in c: ContainerID) -> [TreeID] {
+        guard let tree = s.trees[c] else { return [] }
+        if let parent, !tree.isAlive(parent) { return [] }
+        return tree.children[parent.map { .node($0) } ?? .root] ?? []
+    }
+
+    /// The parent of an alive node (nil for a root-level node); throws for unknown or deleted nodes.
+    /// - Complexity: O(depth).
+    public func parent(of node: TreeID, in c: ContainerID) throws(CRDTError) -> TreeID? {
+        guard let tree = s.trees[c], tree.isAlive(node), let p = tree.nodes[node] else { throw .unknownTreeNode(container: c, node: node) }
+        if case .node(let n) = p.parent { return n }
+        return nil
+    }
+
+    /// Whether the node exists and is not deleted (nor under a deleted ancestor).
+    /// - Complexity: O(depth).
+    public func isAlive(_ node: TreeID, in c: ContainerID) -> Bool { s.trees[c]?.isAlive(node) ?? false }
+
+    /// The property map of a tree node (it may hold a text, e.g. a block's inline content).
+    public func properties(of node: TreeID) -> ContainerID { .normal(id: node, type: .map) }
+
+    /// The fractional index of an alive node, as bytes.
+    public func fractionalIndex(of node: TreeID, in c: ContainerID) -> [UInt8]? { s.trees[c]?.nodes[node]?.position }
+
+    private mutating func treeOp(_ c: ContainerID, target: TreeID?, parent: TreeParent, index: Int?) throws(CRDTError) -> TreeID {
+        let st = mutate()
+        var tree = st.trees[c] ?? TreeState()
+        var position: [UInt8] = []
+        if parent != .deleted {
+            var siblings = tree.children[parent] ?? []
+            if let target { siblings.removeAll { $0 == target } }
+            let i = min(max(0, index ?? siblings.count), siblings.count)
+            let left = i > 0 ? tree.nodes[siblings[i - 1]]!.position : nil
+            let right = i < siblings.count ? tree.nodes[siblings[i]]!.position : nil
+            position = FractionalIndex.new(left, right)
+        }
+        _ = tree
+        let (counter, lamport) = st.nextLocalStamp()
+        let id = target ?? ID(peer: st.peer, counter: counter)
+        st.record(Op(container: c, counter: counter, content: .tree(target: id, parent: parent, position: position)))
+        st.applyTree(c, TreeOpRecord(lamport: lamport, peer: st.peer, counter: counter, target: id, parent: parent, position: position))
+        tree = st.trees[c]!
+        return id
+    }
+
+    /// Creates a node under `parent` (nil: root level) at sibling `index` (nil: last).
+    /// - Complexity: O(depth + siblings).
+    @discardableResult
+    public mutating func createNode(under parent: TreeID? = nil, at index: Int? = nil, in c: ContainerID) throws(CRDTError) -> TreeID {
+        try check(c, .tree)
+        if let parent, !(s.trees[c]?.isAlive(parent) ?? false) { throw .unknownTreeNode(container: c, node: parent) }
+        return try treeOp(c, target: nil, parent: parent.map { .node($0) } ?? .root, index: index)
+    }
+
+    /// Moves an alive node under `parent` (nil: root level) at sibling `index` (nil: last).
+    /// A move into the node's own subtree throws ``CRDTError/cyclicMove(container:node:parent:)``.
+    /// - Complexity: O(depth + siblings).
+    public mutating func moveNode(_ node: TreeID, under parent: TreeID?, at index: Int? = nil, in c: ContainerID) throws(CRDTError) {
+        try check(c, .tree)
+        guard let tree = s.trees[c], tree.isAlive(node) else { throw .unknownTreeNode(container: c, node: node) }
+        if let parent {
+            guard tree.isAlive(parent) else { throw .unknownTreeNode(container: c, node: parent) }
+            if tree.isAncestor(node, of: parent) { throw .cyclicMove(container: c, node: node, parent: parent) }
+        }
+        _ = try treeOp(c, target: node, parent: parent.map { .node($0) } ?? .root, index: index)
+    }
+
+    /// Deletes an alive node and so its subtree.
+    /// - Complexity: O(depth + siblings).
+    public mutating func deleteNode(_ node: TreeID, in c: ContainerID) throws(CRDTError) {
+        try check(c, .tree)
+        guard let tree = s.trees[c], tree.isAlive(node) else { throw .unknownTreeNode(container: c, node: node) }
+        _ = try treeOp(c, target: node, parent: .deleted, index: nil)
+    }
+}

@@ -1,0 +1,195 @@
+import Testing
+@testable import QuireCRDT
+
+@Suite struct SyncTests {
+    static let t = ContainerID.root(name: "body", type: .text)
+
+    /// A small document using every container kind, and its blobs.
+    static func sample() throws -> Document {
+        let peers = try ConvergenceTests.session(seed: 42, peers: 3, steps: 12)
+        return peers[0].doc
+    }
+
+    enum Mutation: CaseIterable { case flip, truncate, insert, erase }
+
+    static func mutate(_ bytes: [UInt8], _ rng: inout SeededRNG, reseal: Bool) -> [UInt8] {
+        var b = bytes
+        switch Mutation.allCases[rng.int(0..<4)] {
+        case .flip: for _ in 0..<rng.int(1..<4) { b[rng.int(0..<b.count)] ^= UInt8(rng.int(1..<256)) }
+        case .truncate: b = Array(b.prefix(rng.int(0..<b.count)))
+        case .insert: b.insert(UInt8(rng.int(0..<256)), at: rng.int(0..<(b.count + 1)))
+        case .erase: if !b.isEmpty { b.remove(at: rng.int(0..<b.count)) }
+        }
+        if reseal && b.count > 6 {
+            // Recompute the checksum so the decoder and validator see the hostile body.
+            let crc = CRC32.checksum(b, count: b.count - 4)
+            for i in 0..<4 { b[b.count - 4 + i] = UInt8((crc >> (8 * UInt32(i))) & 0xFF) }
+        }
+        return b
+    }
+
+    @Test func tenThousandMutatedBlobsNeverCrashNorChangeTheDocument() throws {
+        let source = try Self.sample()
+        let blobs = [source.exportUpdates(), source.exportSnapshot()]
+        var target = Document(peer: 99)
+        try target.insertText("keep", at: 0, in: Self.t)
+        target.commit()
+        let before = fingerprint(target), version = target.version
+        var rng = SeededRNG(seed: 2026)
+        var rejected = 0, accepted = 0
+        for i in 0..<10_000 {
+            let reseal = i % 2 == 1
+            let blob = Self.mutate(blobs[i % 2 == 0 ? 0 : 1 - (i / 2) % 2], &rng, reseal: reseal)
+            var copy = target
+            do {
+                try copy.importUpdates(blob)
+                accepted += 1
+                #expect(reseal, "a blob with a broken checksum was accepted")
+            } catch {
+                rejected += 1
+                #expect(fingerprint(copy) == before)
+                #expect(copy.version == version)
+            }
+            if i % 3 == 0 { _ = try? Document.load(snapshot: blob, peer: 5) }  // must not crash; errors are expected
+        }
+        #expect(rejected + accepted == 10_000)
+        #expect(rejected > 9_000)
+        #expect(fingerprint(target) == before)
+    }
+
+    @Test func importingInAnyOrderConverges() throws {
+        var a = Document(peer: 1)
+        var updates: [[UInt8]] = []
+        for i in 0..<20 {
+            let v = a.version
+            try a.insertText("w\(i) ", at: a.length(of: Self.t) / 2, in: Self.t)
+            a.commit()
+            updates.append(a.exportUpdates(since: v))
+        }
+        var rng = SeededRNG(seed: 7)
+        for _ in 0..<20 {
+            var b = Document(peer: 2)
+            var order = updates + updates.prefix(5)
+            order.shuffle(using: &rng)
+            for u in order { try b.importUpdates(u) }
+            #expect(b.text(Self.t) == a.text(Self.t))
+            #expect(b.version == a.version)
+        }
+    }
+
+    @Test func snapshotOfAnOtherDocImportsIntoANonEmptyDocument() throws {
+        var a = Document(peer: 1)
+        try a.insertText("abc", at: 0, in: Self.t); a.commit()
+        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        try b.insertText("X", at: 1, in: Self.t); b.commit()
+        try a.insertText("Y", at: 3, in: Self.t); a.commit()
+        try a.importUpdates(b.exportSnapshot())
+        try b.importUpdates(a.exportSnapshot())
+        #expect(a.text(Self.t) == "aXbcY")
+        #expect(b.text(Self.t) == a.text(Self.t))
+    }
+
+    @Test func eventsCarryPathsToNestedContainers() throws {
+        var d = Document(peer: 1)
+        d.recordsEvents = true
+        let root = ContainerID.root(name: "doc", type: .map)
+        let list = try d.setContainer("blocks", .list, in: root)
+        _ = try d.insertContainer(.map, at: 0, in: list)
+        let para = try d.insertContainer(.map, at: 1, in: list)
+        let text = try d.setContainer("text", .text, in: para)
+        d.commit()
+        try d.insertText("hi", at: 0, in: text)
+        let committed = d.commit()
+        let event = try #require(committed)
+        #expect(event.origin == .local)
+        let e = try #require(event.events.first)
+        #expect(e.target == text)
+        #expect(e.pathContainers == [root, list, para])
+        #expect(e.path == [.key("blocks"), .index(1), .key("text")])
+        #expect(e.diff == .text([.insert("hi", attributes: [:])]))
+        var other = Document(peer: 2)
+        other.recordsEvents = true
+        let status = try other.importUpdates(d.exportUpdates())
+        var mirror = Mirror()
+        mirror.apply(status.event)
+        #expect(status.event?.origin == .import)
+        #expect(mirror.differences(from: other).isEmpty)
+    }
+
+    @Test func backgroundImportsWhileReadingSnapshots() async throws {
+        var writer = Document(peer: 1)
+        var updates: [[UInt8]] = []
+        for i in 0..<200 {
+            let v = writer.version
+            try writer.insertText("\(i),", at: writer.length(of: Self.t), in: Self.t)
+            writer.commit()
+            updates.append(writer.exportUpdates(since: v))
+        }
+        let shared = SharedDocument(Document(peer: 2))
+        let stream = await shared.events()
+        let blobs = updates
+        let importer = Task.detached {
+            for u in blobs { _ = try await shared.importUpdates(u) }
+        }
+        var lengths: [Int] = []
+        while lengths.last != writer.length(of: Self.t) {
+            let snap = await shared.snapshot()
+            lengths.append(snap.length(of: Self.t))
+            await Task.yield()
+        }
+        try await importer.value
+        #expect(lengths == lengths.sorted())
+        #expect(await shared.snapshot().text(Self.t) == writer.text(Self.t))
+        var received = 0
+        for await _ in stream { received += 1; if received == updates.count { break } }
+        #expect(received == updates.count)
+    }
+}
+
+@Suite struct ChecksumTests {
+    /// The bitwise definition of CRC-32 (reflected, polynomial 0xEDB88320).
+    static func reference(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+
+    @Test func crc32MatchesTheCheckValueAndTheBitwiseDefinition() {
+        #expect(CRC32.checksum(Array("123456789".utf8), count: 9) == 0xCBF4_3926)
+        var rng = SeededRNG(seed: 3)
+        for n in 0..<200 {
+            let bytes = (0..<n).map { _ in UInt8(rng.int(0..<256)) }
+            #expect(CRC32.checksum(bytes, count: bytes.count) == Self.reference(bytes))
+        }
+    }
+}
+
+@Suite struct CompressionTests {
+    @Test(arguments: 0..<40)
+    func lzRoundTripsAndRejectsDamage(seed: UInt64) throws {
+        var rng = SeededRNG(seed: seed)
+        var bytes: [UInt8] = []
+        let alphabet = Array("the quick brown fox ".utf8)
+        for _ in 0..<rng.int(0..<3000) {
+            if !bytes.isEmpty && rng.chance(0.3) {
+                let start = rng.int(0..<bytes.count)
+                bytes.append(contentsOf: bytes[start..<min(bytes.count, start + rng.int(1..<300))])
+            } else {
+                bytes.append(rng.chance(0.1) ? UInt8(rng.int(0..<256)) : alphabet[rng.int(0..<alphabet.count)])
+            }
+        }
+        let packed = LZ.compress(bytes)
+        #expect(try LZ.decompress(packed[...], count: bytes.count) == bytes)
+        for _ in 0..<20 {
+            var bad = packed
+            if !bad.isEmpty { bad[rng.int(0..<bad.count)] ^= UInt8(rng.int(1..<256)) }
+            // Damage must give a typed error or some bytes, never a crash.
+            let result = Result { () throws(CRDTError) in try LZ.decompress(bad[...], count: bytes.count) }
+            if case .success(let out) = result { #expect(out.count == bytes.count) }
+        }
+        #expect(throws: CRDTError.self) { try LZ.decompress(packed[...], count: bytes.count + 1) }
+    }
+}
