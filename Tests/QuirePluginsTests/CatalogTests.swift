@@ -69,3 +69,39 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(throws: ModelError.self) { try state.setField("tag", to: .string("h7"), of: heading) }
     }
 }
+
+@Suite struct HeadingEditingTests {
+    func headingState(_ text: String) throws -> (EditorState, NodeKey, NodeKey) {
+        var registry = NodeRegistry()
+        try registry.register(HeadingNodePlugin())
+        var state = EditorState(registry: registry)
+        let heading = try state.createNode(type: HeadingNodePlugin.type, fields: ["tag": .string("h2")])
+        try state.append(heading, to: .root)
+        let text = try state.createNode(type: .text, text: text)
+        try state.append(text, to: heading)
+        return (state, heading, text)
+    }
+
+    @Test func enterAtTheStartKeepsTheHeading() throws {
+        var (state, heading, text) = try headingState("Title")
+        try state.select(.text(text, 0))
+        try state.insertParagraph()
+        #expect(state.child(at: 0, of: .root).flatMap { state[$0] }?.type == .paragraph)
+        #expect(state.child(at: 1, of: .root) == heading)
+        #expect(state.selection?.anchor == .text(text, 0))
+    }
+
+    @Test func enterAtTheEndMakesAParagraphAndInTheMiddleSplitsTheHeading() throws {
+        var (state, _, text) = try headingState("Title")
+        try state.select(.text(text, 5))
+        try state.insertParagraph()
+        #expect(state.child(at: 1, of: .root).flatMap { state[$0] }?.type == .paragraph)
+        var (middle, _, middleText) = try headingState("Title")
+        try middle.select(.text(middleText, 2))
+        try middle.insertParagraph()
+        let second = try #require(middle.child(at: 1, of: .root).flatMap { middle[$0] })
+        #expect(second.type == HeadingNodePlugin.type)
+        #expect(second.fields["tag"] == .string("h2"))
+        #expect(FlatString.render(middle) == "Ti\ntle")
+    }
+}
