@@ -13,6 +13,8 @@ struct ModuleRow {
     var dependencies: [Target.Dependency]
     var testDependencies: [Target.Dependency] = []
     var hasTests = true
+    /// Folders of the test target that are data read at run time, not sources.
+    var testExclude: [String] = []
 }
 
 let modules: [ModuleRow] = [
@@ -23,7 +25,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"]),
-    ModuleRow(name: "QuireCRDT", dependencies: []),
+    ModuleRow(name: "QuireCRDT", dependencies: [], testExclude: ["Fixtures"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -84,7 +86,7 @@ for module in modules {
             name: "\(module.name)Tests",
             dependencies: [.target(name: module.name)] + module.testDependencies,
             path: "Tests/\(module.name)Tests",
-            resources: [],
+            exclude: module.testExclude,
             swiftSettings: strictSettings
         ))
     }
