@@ -144,7 +144,7 @@ private struct Builder {
             for child in block.children { try self.block(child, into: parent) }
             return
         }
-        if accepts(type, .paragraph) {
+        if !accepts(type, .text) {
             let key = try create(type, fields: fields, range: block.range)
             try attach(key, to: parent, range: block.range)
             for child in block.children { try self.block(child, into: key) }
@@ -174,31 +174,33 @@ private struct Builder {
             return
         }
         try attach(listKey, to: parent, range: block.range)
-        let start: Int = if case .ordered(let start) = style { start } else { 1 }
-        for (index, item) in block.children.enumerated() {
+        // Item values count like Lexical's: an item holding only a nested list repeats the value.
+        var value: Int = if case .ordered(let start) = style { start } else { 1 }
+        for item in block.children {
             var checked: Bool?
             if case .listItem(let itemChecked) = item.intent { checked = itemChecked }
             if style == .task && checked == nil { checked = false }
-            try listItem(item, checked: checked, ordinal: start + index, into: listKey)
+            try listItem(item, checked: checked, value: &value, into: listKey)
         }
     }
 
-    mutating func newItem(checked: Bool?, ordinal: Int, into list: NodeKey, range: SourceRange?) throws(MarkupError) -> NodeKey {
-        let context = MarkupImportContext(ordinal: ordinal)
+    mutating func newItem(checked: Bool?, value: inout Int, holdsList: Bool, into list: NodeKey, range: SourceRange?) throws(MarkupError) -> NodeKey {
+        let context = MarkupImportContext(ordinal: value)
         guard let key = try makeBlock(.listItem(checked: checked), context: context, range: range) else {
             throw .cannotImport(intent: "list item", reason: "no registered mapping takes list items", range: range)
         }
         try attach(key, to: list, range: range)
+        if !holdsList { value += 1 }
         return key
     }
 
-    mutating func listItem(_ item: MarkupBlock, checked: Bool?, ordinal: Int, into list: NodeKey) throws(MarkupError) {
-        guard let probe = mappings.importing(.block(.listItem(checked: checked)), context: MarkupImportContext(ordinal: ordinal), registry: registry) else {
+    mutating func listItem(_ item: MarkupBlock, checked: Bool?, value: inout Int, into list: NodeKey) throws(MarkupError) {
+        guard let probe = mappings.importing(.block(.listItem(checked: checked)), context: MarkupImportContext(ordinal: value), registry: registry) else {
             for child in item.children { try block(child, into: list) }
             return
         }
-        if accepts(probe.type, .paragraph) {
-            let key = try newItem(checked: checked, ordinal: ordinal, into: list, range: item.range)
+        if !accepts(probe.type, .text) {
+            let key = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: item.range)
             for child in item.children { try block(child, into: key) }
             return
         }
@@ -208,7 +210,7 @@ private struct Builder {
         for child in itemContent(item.children) {
             try flush()
             if case .list = child.intent {
-                let holder = try newItem(checked: checked, ordinal: ordinal, into: list, range: child.range)
+                let holder = try newItem(checked: checked, value: &value, holdsList: true, into: list, range: child.range)
                 try self.list(child, into: holder)
                 current = nil
                 sawList = true
@@ -218,14 +220,14 @@ private struct Builder {
                 try hardBreak(into: key)
                 try inlines(child.inlines, into: key, format: [])
             } else {
-                let key = try newItem(checked: checked, ordinal: ordinal, into: list, range: child.range)
+                let key = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: child.range)
                 try inlines(child.inlines, into: key, format: [])
                 current = key
             }
         }
         try flush()
         if current == nil && !sawList {
-            _ = try newItem(checked: checked, ordinal: ordinal, into: list, range: item.range)
+            _ = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: item.range)
         }
     }
 
@@ -241,7 +243,9 @@ private struct Builder {
                 result.append(block)
             case .codeBlock, .htmlBlock:
                 var lines = block.literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                if lines.last == "" { lines.removeLast() }
+                // Inline content cannot start or end with a line break: edge blank lines go.
+                while lines.last == "" { lines.removeLast() }
+                while lines.first == "" { lines.removeFirst() }
                 var content: [MarkupInline] = []
                 for (index, line) in lines.enumerated() {
                     if index > 0 { content.append(MarkupInline(.lineBreak)) }

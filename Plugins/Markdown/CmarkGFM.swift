@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import QuireMarkup
+import Foundation
 
 /// Debian's cmark-gfm, wrapped: parses CommonMark with the GitHub extensions (table,
 /// strikethrough, autolink, tasklist, tagfilter) into a `MarkupDocument`, and renders cmark's
@@ -33,8 +34,19 @@ public enum CmarkGFM {
         return parser
     }
 
-    /// Parses `bytes` (UTF-8) and passes the document's root node to `body`.
+    /// cmark-gfm keeps the inline parser's special characters in a process-wide table that
+    /// attaching and freeing extension parsers edit (strikethrough adds `~`, autolink `:` and
+    /// `w`), so two parsers running at once corrupt each other's results. Every parse holds this.
+    private static let parseLock = NSLock()
+
+    /// Parses `bytes` (UTF-8) and passes the document's root node to `body`, under `parseLock`.
     static func withDocument<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32 = CMARK_OPT_DEFAULT, _ body: (OpaquePointer, OpaquePointer) throws(MarkupError) -> T) throws(MarkupError) -> T {
+        parseLock.lock()
+        defer { parseLock.unlock() }
+        return try parseLocked(bytes, options: options, body)
+    }
+
+    private static func parseLocked<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32, _ body: (OpaquePointer, OpaquePointer) throws(MarkupError) -> T) throws(MarkupError) -> T {
         let parser = try makeParser(options: options)
         defer { cmark_parser_free(parser) }
         bytes.withMemoryRebound(to: CChar.self) { chars in
