@@ -20,7 +20,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: []),
     ModuleRow(name: "QuireTextStorage", dependencies: []),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
