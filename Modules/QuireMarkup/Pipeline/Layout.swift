@@ -130,7 +130,7 @@ public struct TextLayout: Sendable {
         var isBreak: Bool
     }
 
-    static func layoutParagraph(_ paragraph: BuiltParagraph, index: Int, units: [UInt16], width: Double, metrics: any LayoutMetrics, y: inout Double) -> [LayoutLine] {
+    static func layoutParagraph(_ paragraph: BuiltParagraph, index paragraphIndex: Int, units: [UInt16], width: Double, metrics: any LayoutMetrics, y: inout Double) -> [LayoutLine] {
         var clusters: [Cluster] = []
         for (runIndex, run) in paragraph.runs.enumerated() {
             if let size = run.size {
@@ -210,7 +210,7 @@ public struct TextLayout: Sendable {
             let start = from < clusters.count ? clusters[from].start : paragraph.paragraph.range.lowerBound
             let end = to > from ? clusters[to - 1].end : start
             if lineHeight == 0 { lineHeight = metrics.lineHeight(for: FontDescriptor(family: "body", size: 16)) }
-            result.append(LayoutLine(paragraph: index, start: start, end: end, y: y, height: lineHeight, x: paragraph.indent,
+            result.append(LayoutLine(paragraph: paragraphIndex, start: start, end: end, y: y, height: lineHeight, x: paragraph.indent,
                                      marker: result.isEmpty ? paragraph.marker : "", runs: runs))
             y += lineHeight
             from = to
