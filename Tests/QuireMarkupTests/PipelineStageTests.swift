@@ -162,7 +162,7 @@ actor GatedLoader: AttachmentLoader {
         }
         #expect(error.url == "missing.png")
         let label = RunBuilder.label(for: frames[1].attachment)
-        #expect(label.hasPrefix("[! gone: cannot read"))
+        #expect(label == "[! gone: no such file]")
         // The placeholder is as wide as its label, capped at the proposal.
         #expect(frames[1].frame.width == min(80, TerminalMetrics().width(of: label, font: FontDescriptor(family: "body", size: 16))))
     }

@@ -128,9 +128,10 @@ public struct FileAttachmentLoader: AttachmentLoader {
         let path = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url
         guard !path.contains("://") else { throw AttachmentError(url: url, message: "only local files are loaded") }
         let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: file.path) else { throw AttachmentError(url: url, message: "no such file") }
         let bytes: [UInt8]
         do { bytes = Array(try Data(contentsOf: file)) } catch {
-            throw AttachmentError(url: url, message: "cannot read \(file.path): \(error.localizedDescription)")
+            throw AttachmentError(url: url, message: "cannot read the file: \(error.localizedDescription)")
         }
         guard let size = ImageHeader.size(of: bytes) else {
             throw AttachmentError(url: url, message: "not a PNG, GIF or JPEG image (\(bytes.count) bytes)")
