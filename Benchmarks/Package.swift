@@ -12,6 +12,11 @@ struct BenchmarkRow {
 let benchmarks: [BenchmarkRow] = [
     BenchmarkRow(name: "ModelBenchmark", dependencies: [.product(name: "QuireModel", package: "Quire")]),
     BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
+    BenchmarkRow(name: "MarkupBenchmark", dependencies: [
+        .product(name: "QuireMarkup", package: "Quire"), .product(name: "QuireMarkdown", package: "Quire"),
+        .product(name: "QuireCatalog", package: "Quire"), .product(name: "QuireConfig", package: "Quire"),
+        .product(name: "QuireModel", package: "Quire"),
+    ]),
 ]
 
 let package = Package(

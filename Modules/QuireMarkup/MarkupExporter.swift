@@ -64,13 +64,14 @@ private struct Reader {
 
     func blocks(of parent: Node, path: String) throws(MarkupError) -> [MarkupBlock] {
         var result: [MarkupBlock] = []
-        for (index, child) in children(parent).enumerated() {
+        let siblings = children(parent)
+        for (index, child) in siblings.enumerated() {
             let childPath = "\(path).children[\(index)]"
             let raised = try block(child, path: childPath)
             // Consecutive non-empty quotes of inline content are one block quote of paragraphs.
             if raised.intent == .blockQuote, !raised.children.isEmpty, !hasBlockChildren(child),
                let last = result.last, last.intent == .blockQuote, !last.children.isEmpty,
-               index > 0, !hasBlockChildren(children(parent)[index - 1]) {
+               index > 0, !hasBlockChildren(siblings[index - 1]) {
                 result[result.count - 1].children += raised.children
             } else {
                 result.append(raised)
