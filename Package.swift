@@ -26,6 +26,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"]),
     ModuleRow(name: "QuireCRDT", dependencies: [], testExclude: ["Fixtures"]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -37,9 +38,19 @@ struct PluginRow {
 }
 
 let plugins: [PluginRow] = [
-    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel"]),
-    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel"]),
-    PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: ["QuireModel", "QuireHeading", "QuireQuote"]),
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
+    PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
+        "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown",
+    ]),
 ]
 
 var targets: [Target] = [
@@ -49,10 +60,23 @@ var targets: [Target] = [
         pkgConfig: "yaml-0.1",
         providers: [.apt(["libyaml-dev"])]
     ),
+    .systemLibrary(
+        name: "CCmarkGFM",
+        path: "Modules/CCmarkGFM",
+        pkgConfig: "libcmark-gfm",
+        providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+    ),
+    .testTarget(
+        name: "QuireMarkdownTests",
+        dependencies: ["QuireMarkdown", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel"],
+        path: "Tests/QuireMarkdownTests",
+        resources: [],
+        swiftSettings: strictSettings
+    ),
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",

@@ -18,6 +18,11 @@ let benchmarks: [BenchmarkRow] = [
     ]),
     BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
     BenchmarkRow(name: "CRDTBenchmark", dependencies: [.product(name: "QuireCRDT", package: "Quire")]),
+    BenchmarkRow(name: "MarkupBenchmark", dependencies: [
+        .product(name: "QuireMarkup", package: "Quire"), .product(name: "QuireMarkdown", package: "Quire"),
+        .product(name: "QuireCatalog", package: "Quire"), .product(name: "QuireConfig", package: "Quire"),
+        .product(name: "QuireModel", package: "Quire"),
+    ]),
 ]
 
 let package = Package(

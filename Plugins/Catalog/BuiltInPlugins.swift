@@ -1,6 +1,13 @@
-import QuireModel
+import QuireCode
 import QuireHeading
+import QuireHorizontalRule
+import QuireImage
+import QuireLink
+import QuireList
+import QuireMarkdown
+import QuireModel
 import QuireQuote
+import QuireTable
 
 /// Every plugin that ships with Quire, by the name a configuration selects it with.
 ///
@@ -8,7 +15,9 @@ import QuireQuote
 /// adds its descriptor here (a test checks that none is missing).
 public enum BuiltInPlugins {
     /// The built-in descriptors in their default priority order.
-    public static let all: [PluginDescriptor] = [.heading, .quote]
+    public static let all: [PluginDescriptor] = [
+        .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown,
+    ]
 
     /// A catalog of the built-ins; an app registers its own plugins into a copy of it.
     public static var catalog: PluginCatalog { PluginCatalog(all) }
@@ -18,5 +27,12 @@ public enum BuiltInPlugins {
     public static let folders: [String: [String]] = [
         "Heading": ["heading"],
         "Quote": ["quote"],
+        "List": ["list"],
+        "Code": ["code"],
+        "Link": ["link"],
+        "Table": ["table"],
+        "HorizontalRule": ["horizontalrule"],
+        "Image": ["image"],
+        "Markdown": ["markdown"],
     ]
 }

@@ -52,6 +52,6 @@ extension PluginDescriptor {
     public static let heading = PluginDescriptor(
         name: "heading", summary: "Headings h1–h6 (Lexical `heading`)", options: HeadingOptions.self
     ) { options in
-        ([HeadingNodePlugin(maxLevel: options.maxLevel)], [])
+        ([HeadingNodePlugin(maxLevel: options.maxLevel)], [HeadingMarkupMapping(maxLevel: options.maxLevel)])
     }
 }

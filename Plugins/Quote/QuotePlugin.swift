@@ -13,6 +13,6 @@ public struct QuoteNodePlugin: NodePlugin {
 extension PluginDescriptor {
     /// The quote plugin, selected as `quote`; it has no options.
     public static let quote = PluginDescriptor(
-        name: "quote", summary: "Block quotes (Lexical `quote`)", nodes: [QuoteNodePlugin()]
-    )
+        name: "quote", summary: "Block quotes (Lexical `quote`)", options: NoOptions.self
+    ) { _ in ([QuoteNodePlugin()], [QuoteMarkupMapping()]) }
 }

@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import QuireMarkdown
+import QuireMarkup
+import QuireTextStorage
+
+/// `quire show FILE --width N`: the document rendered through the markup pipeline to the terminal
+/// with ANSI styles; `--html` writes cmark-gfm's HTML of its markdown instead.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Render a document (.md or Lexical .json) to the terminal, or as HTML with --html."
+    )
+
+    @Argument(help: "The document (.md or .json).") var file: String
+    @Option(help: "The terminal width in cells.") var width: Int = 80
+    @Flag(help: "Write an HTML rendering instead.") var html = false
+    @Flag(help: "Leave out ANSI escape codes.") var plain = false
+    @OptionGroup var config: ConfigOptions
+
+    func run() throws {
+        let setup = try MarkupSetup(config)
+        let document = try setup.loadDocument(file)
+        if html {
+            let markdown = try setup.formats.serializer(for: "markdown").serialize(document)
+            FileHandle.standardOutput.write(Data(try CmarkGFM.html(markdown).utf8))
+            return
+        }
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let pipeline = MarkupPipeline(attachments: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base)),
+                                      builder: RunBuilder(metrics: TerminalMetrics()))
+        // The root command is synchronous, so the async pipeline runs to completion here.
+        let width = self.width
+        let built = BlockingTask.run { await pipeline.build(document, proposal: Double(width)) }
+        let layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
+        let output = TerminalRenderer(built: built, layout: layout, width: width, ansi: !plain).render()
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it.
+enum BlockingTask {
+    final class Box<T: Sendable>: @unchecked Sendable {
+        // Written once by the task before the semaphore signals; read after the wait.
+        var value: T?
+    }
+
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let box = Box<T>()
+        let semaphore = DispatchSemaphore(value: 0)
+        Task {
+            box.value = await work()
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return box.value!
+    }
+}
+
+/// Draws a layout with ANSI styles: markers in the indent, quote bars, rules, tables with box
+/// characters and attachments as labelled boxes.
+struct TerminalRenderer {
+    let built: BuiltText
+    let layout: TextLayout
+    let width: Int
+    let ansi: Bool
+
+    func text(_ range: Range<Int>) -> String {
+        String(decoding: built.units[range], as: UTF16.self).replacingOccurrences(of: "\u{2028}", with: "")
+    }
+
+    func styled(_ string: String, _ style: TextStyle, heading: Int?) -> String {
+        guard ansi else { return string }
+        var codes: [String] = []
+        if style.font.bold { codes.append("1") }
+        if style.font.italic { codes.append("3") }
+        if style.underline || heading == 1 { codes.append("4") }
+        if style.strikethrough { codes.append("9") }
+        if style.font.family == "monospace" { codes.append("36") }
+        if style.link != nil { codes.append("34") }
+        if style.foreground == "gray" { codes.append("90") }
+        return codes.isEmpty ? string : "\u{1B}[" + codes.joined(separator: ";") + "m" + string + "\u{1B}[0m"
+    }
+
+    func cells(_ string: String) -> Int { string.reduce(0) { $0 + TerminalMetrics.cells(of: $1) } }
+
+    func render() -> String {
+        var output = ""
+        var paragraphIndex = 0
+        let paragraphs = built.paragraphs
+        var previousTopLevel: Int?
+        while paragraphIndex < paragraphs.count {
+            let path = paragraphs[paragraphIndex].paragraph.path
+            // A blank line between top-level blocks.
+            if let previousTopLevel, previousTopLevel != path[0].id { output += "\n" }
+            previousTopLevel = path[0].id
+            if let table = path.first(where: { if case .table = $0.intent { true } else { false } }) {
+                var cellsByRow: [[String]] = []
+                var rowIDs: [Int] = []
+                while paragraphIndex < paragraphs.count, paragraphs[paragraphIndex].paragraph.path.contains(where: { $0.id == table.id }) {
+                    let cellPath = paragraphs[paragraphIndex].paragraph.path
+                    let rowID = cellPath.first(where: { if case .tableRow = $0.intent { true } else { false } })?.id ?? -1
+                    if rowIDs.last != rowID { rowIDs.append(rowID); cellsByRow.append([]) }
+                    let range = paragraphs[paragraphIndex].paragraph.range
+                    cellsByRow[cellsByRow.count - 1].append(text(range.lowerBound..<(range.upperBound - 1)))
+                    paragraphIndex += 1
+                }
+                output += drawTable(cellsByRow)
+                continue
+            }
+            output += renderParagraph(paragraphIndex)
+            paragraphIndex += 1
+        }
+        return output
+    }
+
+    func drawTable(_ rows: [[String]]) -> String {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = Array(repeating: 1, count: columns)
+        for row in rows { for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cells(cell)) } }
+        func rule(_ left: String, _ middle: String, _ right: String) -> String {
+            left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right + "\n"
+        }
+        var output = rule("┌", "┬", "┐")
+        for (index, row) in rows.enumerated() {
+            var line = "│"
+            for column in 0..<columns {
+                let cell = column < row.count ? row[column] : ""
+                let padded = " " + cell + String(repeating: " ", count: widths[column] - cells(cell)) + " "
+                line += (index == 0 && ansi ? "\u{1B}[1m" + padded + "\u{1B}[0m" : padded) + "│"
+            }
+            output += line + "\n"
+            if index == 0 && rows.count > 1 { output += rule("├", "┼", "┤") }
+        }
+        return output + rule("└", "┴", "┘")
+    }
+
+    func renderParagraph(_ index: Int) -> String {
+        let paragraph = built.paragraphs[index]
+        let path = paragraph.paragraph.path
+        if case .thematicBreak = paragraph.paragraph.block.intent { return String(repeating: "─", count: width) + "\n" }
+        var heading: Int?
+        if case .heading(let level) = paragraph.paragraph.block.intent { heading = level }
+        let inQuote = path.contains { $0.intent == .blockQuote }
+        var output = ""
+        let first = layout.firstLine[index]
+        let end = index + 1 < layout.firstLine.count ? layout.firstLine[index + 1] : layout.lines.count
+        for line in layout.lines[first..<end] {
+            let indent = Int(line.x)
+            var prefix = String(repeating: " ", count: indent)
+            if inQuote, indent >= 2 {
+                prefix = "│ " + String(repeating: " ", count: indent - 2)
+            }
+            if !line.marker.isEmpty {
+                let markerWidth = cells(line.marker) + 1
+                prefix = String(prefix.prefix(max(0, indent - markerWidth))) + line.marker + " "
+            }
+            var body = ""
+            for run in line.runs {
+                if let label = run.label {
+                    body += ansi ? "\u{1B}[7m" + label + "\u{1B}[0m" : label
+                } else {
+                    body += styled(text(run.range), run.style, heading: heading)
+                }
+            }
+            output += (prefix + body).replacingOccurrences(of: " +$", with: "", options: .regularExpression) + "\n"
+        }
+        return output
+    }
+}

@@ -1,0 +1,245 @@
+/// A place in a markup source: a 1-based line, a 1-based column counted in UTF-8 bytes (as
+/// cmark-gfm reports it), and the 0-based UTF-8 byte offset from the start of the source.
+public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 1-based line.
+    public var line: Int
+    /// The 1-based column, in UTF-8 bytes from the start of the line.
+    public var column: Int
+    /// The 0-based offset in UTF-8 bytes from the start of the source.
+    public var byteOffset: Int
+
+    /// A position.
+    public init(line: Int, column: Int, byteOffset: Int) {
+        self.line = line
+        self.column = column
+        self.byteOffset = byteOffset
+    }
+
+    /// Orders by byte offset.
+    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool { lhs.byteOffset < rhs.byteOffset }
+
+    /// "line L, column C (byte B)".
+    public var description: String { "line \(line), column \(column) (byte \(byteOffset))" }
+}
+
+/// The span of source a markup node came from; both ends inclusive of their characters, as
+/// cmark-gfm's source positions are.
+public struct SourceRange: Hashable, Sendable, CustomStringConvertible {
+    /// Where the node starts.
+    public var start: SourcePosition
+    /// Where the node ends.
+    public var end: SourcePosition
+
+    /// A range.
+    public init(start: SourcePosition, end: SourcePosition) {
+        self.start = start
+        self.end = end
+    }
+
+    /// "start–end".
+    public var description: String { "\(start) – \(end)" }
+}
+
+/// A column's alignment in a table.
+public enum TableAlignment: String, Hashable, Sendable, CaseIterable {
+    case none, left, center, right
+}
+
+/// The kind of list a list intent stands for.
+public enum ListStyle: Hashable, Sendable {
+    /// An unordered list.
+    case bullet
+    /// An ordered list starting at `start`.
+    case ordered(start: Int)
+    /// A task (check) list: every item has a checkbox.
+    case task
+}
+
+/// What a block of markup means, independently of the markup language: our replacement for
+/// Foundation's `PresentationIntent`, which Linux lacks.
+public enum BlockIntent: Hashable, Sendable {
+    /// A paragraph of inline content.
+    case paragraph
+    /// A heading of `level` 1…6 with inline content.
+    case heading(level: Int)
+    /// A block quote holding blocks.
+    case blockQuote
+    /// A list holding list items. `tight` lists separate items without blank lines.
+    case list(ListStyle, tight: Bool)
+    /// A list item holding blocks; `checked` is non-nil for a task item.
+    case listItem(checked: Bool?)
+    /// A code block; its text is the block's `literal`.
+    case codeBlock(language: String?)
+    /// Raw HTML; its text is the block's `literal`.
+    case htmlBlock
+    /// A thematic break (horizontal rule).
+    case thematicBreak
+    /// A table; its rows are its children, one alignment per column.
+    case table(alignments: [TableAlignment])
+    /// A table row; the first row of a markdown table is its header.
+    case tableRow(isHeader: Bool)
+    /// A table cell with inline content.
+    case tableCell(column: Int, alignment: TableAlignment)
+
+    /// Whether the block's content is inline content rather than child blocks or a literal.
+    public var hasInlineContent: Bool {
+        switch self {
+        case .paragraph, .heading, .tableCell: true
+        default: false
+        }
+    }
+
+    /// A short name for messages and for `quire show`.
+    public var name: String {
+        switch self {
+        case .paragraph: "paragraph"
+        case .heading(let level): "heading \(level)"
+        case .blockQuote: "block quote"
+        case .list(let style, _):
+            switch style {
+            case .bullet: "bullet list"
+            case .ordered: "ordered list"
+            case .task: "task list"
+            }
+        case .listItem: "list item"
+        case .codeBlock: "code block"
+        case .htmlBlock: "HTML block"
+        case .thematicBreak: "thematic break"
+        case .table: "table"
+        case .tableRow: "table row"
+        case .tableCell: "table cell"
+        }
+    }
+}
+
+/// What an inline piece of markup means.
+public enum InlineIntent: Hashable, Sendable {
+    /// Plain text.
+    case text(String)
+    /// A line ending inside a paragraph that is not a hard break.
+    case softBreak
+    /// A hard line break.
+    case lineBreak
+    /// An inline code span with its text.
+    case code(String)
+    /// Raw inline HTML.
+    case html(String)
+    /// Emphasis (italic) around its children.
+    case emphasis
+    /// Strong emphasis (bold) around its children.
+    case strong
+    /// Strikethrough (GFM) around its children.
+    case strikethrough
+    /// A link around its children.
+    case link(destination: String, title: String?)
+    /// An image; its children are the description (alt text).
+    case image(source: String, title: String?)
+
+    /// Whether the intent wraps child inlines.
+    public var isContainer: Bool {
+        switch self {
+        case .emphasis, .strong, .strikethrough, .link, .image: true
+        default: false
+        }
+    }
+}
+
+/// One inline node of a markup document.
+public struct MarkupInline: Hashable, Sendable {
+    /// What the node means.
+    public var intent: InlineIntent
+    /// The wrapped inlines of a container intent.
+    public var children: [MarkupInline]
+    /// Where the node came from, when it was parsed.
+    public var range: SourceRange?
+
+    /// An inline node.
+    public init(_ intent: InlineIntent, children: [MarkupInline] = [], range: SourceRange? = nil) {
+        self.intent = intent
+        self.children = children
+        self.range = range
+    }
+
+    /// The plain text of the node and its children (alt text of an image, text of a link).
+    public var plainText: String {
+        switch intent {
+        case .text(let text), .code(let text), .html(let text): text
+        case .softBreak, .lineBreak: "\n"
+        default: children.map(\.plainText).joined()
+        }
+    }
+}
+
+/// One block of a markup document: a container of blocks, a block of inline content, or a
+/// literal (code, HTML).
+public struct MarkupBlock: Hashable, Sendable {
+    /// What the block means.
+    public var intent: BlockIntent
+    /// Child blocks (quote, list, list item, table, row).
+    public var children: [MarkupBlock]
+    /// Inline content (paragraph, heading, table cell).
+    public var inlines: [MarkupInline]
+    /// The text of a code or HTML block, with its final line ending.
+    public var literal: String
+    /// Where the block came from, when it was parsed.
+    public var range: SourceRange?
+
+    /// A block.
+    public init(_ intent: BlockIntent, children: [MarkupBlock] = [], inlines: [MarkupInline] = [], literal: String = "", range: SourceRange? = nil) {
+        self.intent = intent
+        self.children = children
+        self.inlines = inlines
+        self.literal = literal
+        self.range = range
+    }
+}
+
+/// A parsed markup document: a sequence of blocks, independent of the markup language.
+public struct MarkupDocument: Hashable, Sendable {
+    /// The top-level blocks.
+    public var blocks: [MarkupBlock]
+
+    /// A document.
+    public init(blocks: [MarkupBlock] = []) { self.blocks = blocks }
+
+    /// The document with every source range removed, for comparing structure.
+    public var withoutRanges: MarkupDocument {
+        func strip(_ inline: MarkupInline) -> MarkupInline {
+            MarkupInline(inline.intent, children: inline.children.map(strip))
+        }
+        func strip(_ block: MarkupBlock) -> MarkupBlock {
+            MarkupBlock(block.intent, children: block.children.map(strip), inlines: block.inlines.map(strip), literal: block.literal)
+        }
+        return MarkupDocument(blocks: blocks.map(strip))
+    }
+}
+
+/// Why markup could not be read, written or mapped, and where.
+public enum MarkupError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The source bytes are not valid UTF-8 at `byteOffset` (line and column given too).
+    case invalidUTF8(at: SourcePosition)
+    /// The parser could not be created or failed (the markup library's own error).
+    case parserFailure(String)
+    /// A node has no markup mapping: no plugin maps its type. `path` is the node's JSON path.
+    case unmappedNode(type: NodeTypeName, path: String)
+    /// A block could not be turned into nodes (a plugin refused it); `range` says where in the source.
+    case cannotImport(intent: String, reason: String, range: SourceRange?)
+    /// No markup format is registered for the name or file extension.
+    case unknownFormat(String, available: [String])
+
+    /// A readable message naming the place.
+    public var description: String {
+        switch self {
+        case .invalidUTF8(let position): "invalid UTF-8 at \(position)"
+        case .parserFailure(let message): "markup parser failure: \(message)"
+        case .unmappedNode(let type, let path): "\(path): no markup mapping for node type \"\(type)\""
+        case .cannotImport(let intent, let reason, let range):
+            (range.map { "\($0.start): " } ?? "") + "cannot import \(intent): \(reason)"
+        case .unknownFormat(let name, let available):
+            "no markup format \"\(name)\"; available: " + (available.isEmpty ? "(none)" : available.joined(separator: ", "))
+        }
+    }
+}
+
+/// A node type's name as a plain string, so that `MarkupError` stays free of model types.
+public typealias NodeTypeName = String

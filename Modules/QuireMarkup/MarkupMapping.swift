@@ -1,0 +1,122 @@
+import QuireModel
+
+/// A block or an inline intent.
+public enum MarkupIntent: Hashable, Sendable {
+    case block(BlockIntent)
+    case inline(InlineIntent)
+}
+
+/// What the importer knows about where an intent is being imported.
+public struct MarkupImportContext: Hashable, Sendable {
+    /// For a list item: its ordinal (the list's start plus its index); 1 elsewhere.
+    public var ordinal: Int
+    /// For a table cell: whether it is in the header row.
+    public var isHeader: Bool
+    /// For an image: the plain text of its description (the alt text).
+    public var plainText: String
+
+    /// A context.
+    public init(ordinal: Int = 1, isHeader: Bool = false, plainText: String = "") {
+        self.ordinal = ordinal
+        self.isHeader = isHeader
+        self.plainText = plainText
+    }
+}
+
+/// How one node type maps to and from markup intents: a node plugin's markup import and export
+/// rule. A plugin contributes mappings as extensions of its `PluginDescriptor`; the markup
+/// importer and exporter look them up by type among a configuration's extensions.
+///
+/// Mappings speak in intents, not in markdown syntax, so one mapping serves every markup language
+/// whose parser produces `MarkupDocument`s.
+public protocol MarkupNodeMapping: Sendable {
+    /// The node type this mapping creates and reads.
+    var nodeType: NodeType { get }
+    /// The fields of a node standing for `intent`, or nil when this mapping does not take it.
+    func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject?
+    /// The intent `node` (of `nodeType`) stands for.
+    func intent(of node: Node) -> MarkupIntent
+}
+
+/// The mappings in force, in priority order: the first mapping that takes an intent (and whose
+/// node type is registered) wins.
+public struct MarkupMappings: Sendable {
+    /// The mappings in priority order.
+    public let mappings: [any MarkupNodeMapping]
+    private let byType: [NodeType: any MarkupNodeMapping]
+
+    /// The mappings among `extensions` (what configured plugins contribute), in order.
+    public init(extensions: [any Sendable]) {
+        self.init(extensions.compactMap { $0 as? any MarkupNodeMapping })
+    }
+
+    /// Explicit mappings.
+    public init(_ mappings: [any MarkupNodeMapping]) {
+        self.mappings = mappings
+        var byType: [NodeType: any MarkupNodeMapping] = [:]
+        for mapping in mappings where byType[mapping.nodeType] == nil { byType[mapping.nodeType] = mapping }
+        self.byType = byType
+    }
+
+    /// The mapping for nodes of `type`.
+    public func mapping(for type: NodeType) -> (any MarkupNodeMapping)? { byType[type] }
+
+    /// The first mapping (with a registered type) that takes `intent`, and the fields it gives.
+    ///
+    /// - Complexity: O(m) for m mappings.
+    public func importing(_ intent: MarkupIntent, context: MarkupImportContext = MarkupImportContext(), registry: NodeRegistry) -> (type: NodeType, fields: JSONObject)? {
+        for mapping in mappings where registry.contains(mapping.nodeType) {
+            if let fields = mapping.importFields(for: intent, context: context) { return (mapping.nodeType, fields) }
+        }
+        return nil
+    }
+}
+
+/// A markup language's reader: text to a `MarkupDocument`. Parser plugins contribute one as an
+/// extension; the configuration selects which are available.
+public protocol MarkupParser: Sendable {
+    /// The format's name ("markdown").
+    var formatName: String { get }
+    /// The file extensions it reads, without the dot ("md", "markdown").
+    var fileExtensions: [String] { get }
+    /// Parses `source`.
+    func parse(_ source: String) throws(MarkupError) -> MarkupDocument
+}
+
+/// A markup language's writer: a `MarkupDocument` to text that its parser reads back as the same
+/// document.
+public protocol MarkupSerializer: Sendable {
+    /// The format's name ("markdown").
+    var formatName: String { get }
+    /// Writes `document`.
+    func serialize(_ document: MarkupDocument) throws(MarkupError) -> String
+}
+
+/// The markup formats among a configuration's extensions.
+public struct MarkupFormats: Sendable {
+    /// The parsers, in priority order.
+    public let parsers: [any MarkupParser]
+    /// The serializers, in priority order.
+    public let serializers: [any MarkupSerializer]
+
+    /// The parsers and serializers among `extensions`.
+    public init(extensions: [any Sendable]) {
+        parsers = extensions.compactMap { $0 as? any MarkupParser }
+        serializers = extensions.compactMap { $0 as? any MarkupSerializer }
+    }
+
+    /// The parser for a file extension ("md") or a format name ("markdown").
+    public func parser(for nameOrExtension: String) throws(MarkupError) -> any MarkupParser {
+        let key = nameOrExtension.lowercased()
+        for parser in parsers where parser.formatName == key || parser.fileExtensions.contains(key) { return parser }
+        throw .unknownFormat(nameOrExtension, available: parsers.flatMap { [$0.formatName] + $0.fileExtensions })
+    }
+
+    /// The serializer for a format name, or for a file extension its parser reads.
+    public func serializer(for nameOrExtension: String) throws(MarkupError) -> any MarkupSerializer {
+        let key = nameOrExtension.lowercased()
+        let name = parsers.first { $0.fileExtensions.contains(key) }?.formatName ?? key
+        for serializer in serializers where serializer.formatName == name { return serializer }
+        throw .unknownFormat(nameOrExtension, available: serializers.map(\.formatName))
+    }
+}

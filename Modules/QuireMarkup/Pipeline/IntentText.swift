@@ -1,0 +1,160 @@
+import QuireTextStorage
+
+/// A block in a paragraph's nesting path: what it is, which one it is, and its position among
+/// its siblings.
+public struct BlockIdentity: Hashable, Sendable {
+    /// Unique within one `IntentText`, in document order: two paragraphs of the same list item
+    /// share the item's identity.
+    public var id: Int
+    /// What the block is.
+    public var intent: BlockIntent
+    /// 0-based position among its parent's children (a list item's index, a cell's column).
+    public var ordinal: Int
+
+    /// An identity.
+    public init(id: Int, intent: BlockIntent, ordinal: Int) {
+        self.id = id
+        self.intent = intent
+        self.ordinal = ordinal
+    }
+}
+
+/// One paragraph of an `IntentText`: its UTF-16 range (ending with its "\n") and its block path,
+/// outermost first (a paragraph in a list item in a quote: quote, list, item, paragraph).
+public struct IntentParagraph: Hashable, Sendable {
+    /// The UTF-16 range, including the paragraph's final "\n".
+    public var range: Range<Int>
+    /// The blocks around the paragraph, outermost first; the last is the paragraph itself (a
+    /// paragraph, heading, code block, cell, thematic break …).
+    public var path: [BlockIdentity]
+
+    /// A paragraph.
+    public init(range: Range<Int>, path: [BlockIdentity]) {
+        self.range = range
+        self.path = path
+    }
+
+    /// The innermost block.
+    public var block: BlockIdentity { path[path.count - 1] }
+}
+
+/// Stage 1 of the pipeline: markup as attributed text carrying intents. Inline intents are
+/// character attributes (bold, italic, strikethrough, code, link, attachment); block intents
+/// are per-paragraph paths of `BlockIdentity`. Every paragraph ends with "\n"; an attachment
+/// (image) is U+FFFC with an `.attachment` record (source, alt, title).
+public struct IntentText: Hashable, Sendable {
+    /// The text and its character attributes.
+    public var text: AttributedText
+    /// The paragraphs in order; their ranges tile the text.
+    public var paragraphs: [IntentParagraph]
+
+    /// Intent text.
+    public init(text: AttributedText, paragraphs: [IntentParagraph]) {
+        self.text = text
+        self.paragraphs = paragraphs
+    }
+
+    /// The attachment record's keys.
+    public enum AttachmentField {
+        public static let source = "source"
+        public static let alt = "alt"
+        public static let title = "title"
+    }
+
+    /// Stage 1: the document as intent text.
+    ///
+    /// - Complexity: O(n) in the document's size.
+    public init(_ document: MarkupDocument) {
+        var builder = IntentTextBuilder()
+        for (index, block) in document.blocks.enumerated() { builder.block(block, ordinal: index, path: []) }
+        self = builder.finish()
+    }
+
+    /// The UTF-16 units of the paragraph's text without its final "\n".
+    public func string(of paragraph: IntentParagraph) -> String {
+        let units = Array(text.string.utf16)
+        return String(decoding: units[paragraph.range.lowerBound..<(paragraph.range.upperBound - 1)], as: UTF16.self)
+    }
+}
+
+struct IntentTextBuilder {
+    var units: [UInt16] = []
+    var runs: [(length: Int, attributes: Attributes)] = []
+    var paragraphs: [IntentParagraph] = []
+    var nextID = 0
+
+    mutating func identity(_ intent: BlockIntent, ordinal: Int) -> BlockIdentity {
+        defer { nextID += 1 }
+        return BlockIdentity(id: nextID, intent: intent, ordinal: ordinal)
+    }
+
+    mutating func append(_ string: String, _ attributes: Attributes) {
+        let before = units.count
+        units.append(contentsOf: string.utf16)
+        let length = units.count - before
+        guard length > 0 else { return }
+        if let last = runs.last, last.attributes == attributes {
+            runs[runs.count - 1].length += length
+        } else {
+            runs.append((length, attributes))
+        }
+    }
+
+    mutating func paragraph(path: [BlockIdentity], _ body: (inout IntentTextBuilder) -> Void) {
+        let start = units.count
+        body(&self)
+        append("\n", .empty)
+        paragraphs.append(IntentParagraph(range: start..<units.count, path: path))
+    }
+
+    mutating func block(_ block: MarkupBlock, ordinal: Int, path: [BlockIdentity]) {
+        let me = identity(block.intent, ordinal: ordinal)
+        let path = path + [me]
+        switch block.intent {
+        case .paragraph, .heading, .tableCell:
+            paragraph(path: path) { $0.inlines(block.inlines, .empty) }
+        case .codeBlock, .htmlBlock:
+            var literal = Substring(block.literal)
+            if literal.hasSuffix("\n") { literal = literal.dropLast() }
+            paragraph(path: path) { $0.append(String(literal), block.intent == .htmlBlock ? .empty : [.code: true]) }
+        case .thematicBreak:
+            paragraph(path: path) { _ in }
+        case .blockQuote, .list, .listItem, .table, .tableRow:
+            if block.children.isEmpty {
+                paragraph(path: path) { _ in }
+            }
+            for (index, child) in block.children.enumerated() { self.block(child, ordinal: index, path: path) }
+        }
+    }
+
+    mutating func inlines(_ content: [MarkupInline], _ attributes: Attributes) {
+        for inline in content {
+            switch inline.intent {
+            case .text(let text), .html(let text): append(text, attributes)
+            case .code(let text): append(text, attributes.merging([.code: true]))
+            case .softBreak: append(" ", attributes)
+            case .lineBreak: append("\u{2028}", attributes)
+            case .emphasis: inlines(inline.children, attributes.merging([.italic: true]))
+            case .strong: inlines(inline.children, attributes.merging([.bold: true]))
+            case .strikethrough: inlines(inline.children, attributes.merging([.strikethrough: true]))
+            case .link(let destination, _): inlines(inline.children, attributes.merging([.link: .string(destination)]))
+            case .image(let source, let title):
+                var record: [String: AttributeValue] = [
+                    IntentText.AttachmentField.source: .string(source),
+                    IntentText.AttachmentField.alt: .string(inline.children.map(\.plainText).joined()),
+                ]
+                if let title { record[IntentText.AttachmentField.title] = .string(title) }
+                append("\u{FFFC}", attributes.merging([.attachment: .record(record)]))
+            }
+        }
+    }
+
+    func finish() -> IntentText {
+        let string = String(decoding: units, as: UTF16.self)
+        let text: AttributedText
+        do { text = try AttributedText(string, runs: runs) } catch {
+            preconditionFailure("runs are built from the same units: \(error)")
+        }
+        return IntentText(text: text, paragraphs: paragraphs)
+    }
+}

@@ -1,0 +1,41 @@
+import QuireMarkup
+import QuireModel
+
+/// Links: Lexical's `link`, an inline element around text, with `url`, `rel`, `target` and `title`.
+public struct LinkNodePlugin: NodePlugin {
+    public init() {}
+    public static let type: NodeType = "link"
+    public var type: NodeType { Self.type }
+    public var role: NodeRole { .element(inline: true) }
+    public var childRule: ChildRule { .inlines }
+    public var fields: [FieldSpec] {
+        ElementFields.common + [
+            FieldSpec("rel", .optionalString, default: .null),
+            FieldSpec("target", .optionalString, default: .null),
+            FieldSpec("title", .optionalString, default: .null),
+            FieldSpec("url", .string, default: .string(""), required: true),
+        ]
+    }
+}
+
+/// The link plugin's markup mapping: destination ↔ `url`, title ↔ `title`.
+public struct LinkMarkupMapping: MarkupNodeMapping {
+    public init() {}
+    public var nodeType: NodeType { LinkNodePlugin.type }
+
+    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+        guard case .inline(.link(let destination, let title)) = intent else { return nil }
+        return ["url": .string(destination), "title": title.map(JSONValue.string) ?? .null]
+    }
+
+    public func intent(of node: Node) -> MarkupIntent {
+        .inline(.link(destination: node.fields["url"]?.stringValue ?? "", title: node.fields["title"]?.stringValue))
+    }
+}
+
+extension PluginDescriptor {
+    /// The link plugin, selected as `link`.
+    public static let link = PluginDescriptor(
+        name: "link", summary: "Links (Lexical `link`)", options: NoOptions.self
+    ) { _ in ([LinkNodePlugin()], [LinkMarkupMapping()]) }
+}

@@ -1,0 +1,111 @@
+import QuireMarkup
+import QuireModel
+
+/// The kind of a Lexical list (`listType`).
+public enum ListType: String, Hashable, Sendable, CaseIterable {
+    case bullet, number, check
+
+    /// The HTML tag Lexical stores with it (`tag`).
+    public var tag: String { self == .number ? "ol" : "ul" }
+}
+
+/// Lists: Lexical's `list` node, a block holding `listitem`s, with `listType` (bullet, number,
+/// check), `start` and `tag` (ul/ol).
+public struct ListNodePlugin: NodePlugin {
+    public init() {}
+    public static let type: NodeType = "list"
+    public var type: NodeType { Self.type }
+    public var role: NodeRole { .element(inline: false) }
+    public var childRule: ChildRule { .only([ListItemNodePlugin.type]) }
+    public var fields: [FieldSpec] {
+        ElementFields.common + [
+            FieldSpec("listType", .oneOf(ListType.allCases.map(\.rawValue)), default: .string("bullet")),
+            FieldSpec("start", .integer, default: .number(.integer(1))),
+            FieldSpec("tag", .oneOf(["ul", "ol"]), default: .string("ul")),
+        ]
+    }
+
+    /// The list type of a list node (bullet when unreadable).
+    public static func listType(of node: Node) -> ListType {
+        node.fields["listType"]?.stringValue.flatMap(ListType.init(rawValue:)) ?? .bullet
+    }
+}
+
+/// List items: Lexical's `listitem`, holding inline content, or a single nested `list` (Lexical
+/// nests a list in an item of its own, right after the item it belongs to). `value` is its
+/// number; `checked` (present in check lists only) its checkbox.
+public struct ListItemNodePlugin: NodePlugin {
+    public init() {}
+    public static let type: NodeType = "listitem"
+    public var type: NodeType { Self.type }
+    public var role: NodeRole { .element(inline: false) }
+    /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
+    /// `.any` and `validate` cannot see children (see the report on QuireModel).
+    public var childRule: ChildRule { .any }
+    public var fields: [FieldSpec] {
+        ElementFields.common + [FieldSpec("value", .integer, default: .number(.integer(1)))]
+    }
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        if let checked = node.fields["checked"], checked != .null, !FieldType.boolean.accepts(checked) {
+            throw NodeValidationError(field: "checked", message: "must be a boolean, not \(checked.typeName)")
+        }
+    }
+
+    /// Whether a check-list item is checked (nil when the item has no `checked`).
+    public static func isChecked(_ node: Node) -> Bool? {
+        if case .bool(let value)? = node.fields["checked"] { return value }
+        return nil
+    }
+}
+
+/// The list plugin's markup mapping: bullet, ordered (with start) and task lists.
+public struct ListMarkupMapping: MarkupNodeMapping {
+    public init() {}
+    public var nodeType: NodeType { ListNodePlugin.type }
+
+    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+        guard case .block(.list(let style, _)) = intent else { return nil }
+        switch style {
+        case .bullet: return Self.fields(.bullet, start: 1)
+        case .ordered(let start): return Self.fields(.number, start: start)
+        case .task: return Self.fields(.check, start: 1)
+        }
+    }
+
+    static func fields(_ type: ListType, start: Int) -> JSONObject {
+        ["listType": .string(type.rawValue), "start": .number(.integer(start)), "tag": .string(type.tag)]
+    }
+
+    public func intent(of node: Node) -> MarkupIntent {
+        switch ListNodePlugin.listType(of: node) {
+        case .bullet: .block(.list(.bullet, tight: true))
+        case .number: .block(.list(.ordered(start: node.fields["start"]?.intValue ?? 1), tight: true))
+        case .check: .block(.list(.task, tight: true))
+        }
+    }
+}
+
+/// The list item's markup mapping: `value` is the item's ordinal, `checked` its task state.
+public struct ListItemMarkupMapping: MarkupNodeMapping {
+    public init() {}
+    public var nodeType: NodeType { ListItemNodePlugin.type }
+
+    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+        guard case .block(.listItem(let checked)) = intent else { return nil }
+        var fields: JSONObject = ["value": .number(.integer(context.ordinal))]
+        if let checked { fields["checked"] = .bool(checked) }
+        return fields
+    }
+
+    public func intent(of node: Node) -> MarkupIntent {
+        .block(.listItem(checked: ListItemNodePlugin.isChecked(node)))
+    }
+}
+
+extension PluginDescriptor {
+    /// The list plugin, selected as `list`: `list` and `listitem`.
+    public static let list = PluginDescriptor(
+        name: "list", summary: "Bullet, numbered and check lists, nested (Lexical `list`, `listitem`)", options: NoOptions.self
+    ) { _ in ([ListNodePlugin(), ListItemNodePlugin()], [ListMarkupMapping(), ListItemMarkupMapping()]) }
+}

@@ -1,0 +1,80 @@
+import QuireMarkup
+import QuireModel
+
+/// Markdown (CommonMark 0.31 + GFM) read by Debian's cmark-gfm and written by `MarkdownWriter`:
+/// the markup format the `markdown` plugin contributes.
+public struct MarkdownFormat: MarkupParser, MarkupSerializer {
+    /// A format.
+    public init() {}
+
+    /// "markdown".
+    public var formatName: String { "markdown" }
+    /// md, markdown, mdown, mkd.
+    public var fileExtensions: [String] { ["md", "markdown", "mdown", "mkd"] }
+
+    /// Parses markdown text with the table, strikethrough, autolink, tasklist and tagfilter
+    /// extensions.
+    ///
+    /// - Complexity: O(n) in the input size.
+    public func parse(_ source: String) throws(MarkupError) -> MarkupDocument {
+        try CmarkGFM.withUTF8(of: source) { (bytes) throws(MarkupError) -> MarkupDocument in
+            try CmarkGFM.withDocument(bytes) { (_, root) -> MarkupDocument in
+                CmarkConverter(bytes: bytes).document(root)
+            }
+        }
+    }
+
+    /// Parses UTF-8 bytes, refusing invalid UTF-8 with its line, column and byte offset.
+    public func parse(bytes: [UInt8]) throws(MarkupError) -> MarkupDocument {
+        if let position = CmarkGFM.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
+        return try parse(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Writes `document` as markdown.
+    public func serialize(_ document: MarkupDocument) throws(MarkupError) -> String {
+        MarkdownWriter().write(document)
+    }
+}
+
+/// Markdown ↔ editor state in one place, for callers that have the mappings at hand.
+public struct MarkdownConverter: Sendable {
+    /// The node mappings in force.
+    public let mappings: MarkupMappings
+    /// The registry documents are built with.
+    public let registry: NodeRegistry
+
+    /// A converter for `registry` with the mappings among `extensions` (a configuration's).
+    public init(registry: NodeRegistry, extensions: [any Sendable]) {
+        self.registry = registry
+        self.mappings = MarkupMappings(extensions: extensions)
+    }
+
+    /// A converter with explicit mappings.
+    public init(registry: NodeRegistry, mappings: MarkupMappings) {
+        self.registry = registry
+        self.mappings = mappings
+    }
+
+    /// Markdown text as an editor state.
+    ///
+    /// - Complexity: O(n) in the input size.
+    public func state(fromMarkdown markdown: String) throws(MarkupError) -> EditorState {
+        try MarkupImporter(mappings: mappings).makeState(try MarkdownFormat().parse(markdown), registry: registry)
+    }
+
+    /// An editor state as markdown text.
+    ///
+    /// - Complexity: O(n) in the number of nodes plus the text length.
+    public func markdown(from state: EditorState) throws(MarkupError) -> String {
+        MarkdownWriter().write(try MarkupExporter(mappings: mappings).makeDocument(state))
+    }
+}
+
+extension PluginDescriptor {
+    /// The markdown plugin, selected as `markdown`: contributes `MarkdownFormat` (no node types).
+    public static let markdown = PluginDescriptor(
+        name: "markdown", summary: "Markdown (CommonMark + GFM) through cmark-gfm", options: NoOptions.self
+    ) { _ in
+        ([], [MarkdownFormat()])
+    }
+}
