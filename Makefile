@@ -26,6 +26,7 @@ run: build
 	echo "== quire plugins"; "$$bin/quire" plugins; \
 	echo; echo "== quire check $(SAMPLE)"; "$$bin/quire" check $(SAMPLE); \
 	echo; echo "== quire render $(SAMPLE)"; "$$bin/quire" render $(SAMPLE); \
+	echo; echo "== quire show $(SAMPLE) --width 60"; "$$bin/quire" show $(SAMPLE) --width 60; \
 	echo; echo "== quire export --pretty $(SAMPLE) (first lines)"; "$$bin/quire" export --pretty $(SAMPLE) | head -n 12
 
 test: deps
@@ -36,3 +37,4 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ModelBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TextStorageBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks EditorBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
