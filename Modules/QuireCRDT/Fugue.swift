@@ -103,7 +103,7 @@ extension FugueSequence {
     /// Marks the elements of `span` deleted; reports each newly deleted visible piece as
     /// (visible position, count) in the order visited.
     /// - Complexity: O(k · (L + log n)) for k pieces.
-    func deleteSpan(_ span: IDSpan, report: (Int, Int) -> Void) {
+    func deleteSpan(_ span: IDSpan, wantPositions: Bool = true, report: (Int, Int) -> Void) {
         var c = span.start
         while c < span.end {
             let id = ID(peer: span.peer, counter: c)
@@ -114,7 +114,7 @@ extension FugueSequence {
             guard let cur2 = cursor(of: id) else { return }
             let piece = cur2.leaf.elems[cur2.index]
             if piece.visible {
-                let pos = prefix(of: cur2).count
+                let pos = wantPositions ? prefix(of: cur2).count : 0
                 markDeleted(cur2.leaf, cur2.index, count: take)
                 report(pos, Int(take))
             } else if !piece.deleted {

@@ -101,7 +101,7 @@ extension DocStorage {
     /// Checks that every reference of `op` exists in this document or earlier in the batch.
     func validate(_ op: Op, peer: PeerID, batch: inout [ContainerID: BatchIDs], batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
         let c = op.container
-        let seq = sequences[c]
+        let seq = c.type == .text || c.type == .list ? existingSequence(c) : nil
         func known(_ o: OptID) throws(CRDTError) {
             guard let id = o.id else { return }
             if seq?.leaf(of: id) != nil { return }
