@@ -202,18 +202,22 @@ enum LZ {
         let end = src.endIndex
         var op = 0
         func fail(_ why: String) -> CRDTError { .malformedBytes(offset: ip, reason: "compressed body: \(why)") }
+        /// A 4-bit length; 15 continues in bytes of 255 until a smaller byte.
+        func extendedLength(_ nibble: UInt8, _ what: String) throws(CRDTError) -> Int {
+            var n = Int(nibble)
+            guard n == 15 else { return n }
+            while true {
+                guard ip < end else { throw fail("truncated \(what) length") }
+                let b = src[ip]
+                ip += 1
+                n += Int(b)
+                if b != 255 { return n }
+            }
+        }
         while ip < end {
             let token = src[ip]
             ip += 1
-            var literals = Int(token >> 4)
-            if literals == 15 {
-                while true {
-                    guard ip < end else { throw fail("truncated literal length") }
-                    let b = src[ip]; ip += 1
-                    literals += Int(b)
-                    if b != 255 { break }
-                }
-            }
+            let literals = try extendedLength(token >> 4, "literal")
             guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
             for k in 0..<literals { out[op + k] = src[ip + k] }
             ip += literals
@@ -223,16 +227,7 @@ enum LZ {
             let offset = Int(src[ip]) | Int(src[ip + 1]) << 8
             ip += 2
             guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
-            var match = Int(token & 15)
-            if match == 15 {
-                while true {
-                    guard ip < end else { throw fail("truncated match length") }
-                    let b = src[ip]; ip += 1
-                    match += Int(b)
-                    if b != 255 { break }
-                }
-            }
-            match += 4
+            let match = try extendedLength(token & 15, "match") + 4
             guard match <= count - op else { throw fail("match runs past the declared size") }
             out.withUnsafeMutableBufferPointer { o in
                 for k in 0..<match { o[op + k] = o[op - offset + k] }
