@@ -23,11 +23,10 @@ extension FugueSequence {
         let left = elem.originLeft.id
         let right = elem.originRight.id
         if let right { _ = splitBefore(right) }
-        if let left { _ = splitAfter(left) }
         // The scan starts right after the left origin.
         var startLeaf: SeqNode
         var startIndex: Int
-        if let left, let lc = cursor(of: left) {
+        if let left, let lc = splitAfter(left) {
             startLeaf = lc.leaf
             startIndex = lc.index + 1
         } else {
@@ -110,8 +109,11 @@ extension FugueSequence {
             guard let cur = splitBefore(id) else { return }
             let e = cur.leaf.elems[cur.index]
             let take = min(span.end - c, e.length)
-            if take < e.length { split(cur.leaf, cur.index, at: take) }
-            guard let cur2 = cursor(of: id) else { return }
+            var cur2 = cur
+            if take < e.length, split(cur.leaf, cur.index, at: take) == nil {
+                guard let again = cursor(of: id) else { return }
+                cur2 = again
+            }
             let piece = cur2.leaf.elems[cur2.index]
             if piece.visible {
                 let pos = wantPositions ? prefix(of: cur2).count : 0

@@ -24,6 +24,7 @@ public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public func advanced(by n: Int32) -> ID { ID(peer: peer, counter: counter &+ n) }
 
     /// Orders by peer, then counter (a total order used for deterministic output only).
+    /// - Complexity: O(1).
     public static func < (a: ID, b: ID) -> Bool {
         a.peer != b.peer ? a.peer < b.peer : a.counter < b.counter
     }

@@ -261,6 +261,16 @@ final class FugueSequence {
         return runs[lo].leaf
     }
 
+    /// One past the last counter of the index run holding `id`, when `id` is known.
+    /// - Complexity: O(log r).
+    func knownEnd(from id: ID) -> Counter? {
+        guard let runs = index[id.peer] else { return nil }
+        var lo = 0, hi = runs.count
+        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+        guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
+        return runs[lo].end
+    }
+
     /// The cursor at `id` (element containing it, offset inside).
     /// - Complexity: O(log r + L) for leaf capacity L.
     func cursor(of id: ID) -> SeqCursor? {
@@ -400,7 +410,7 @@ final class FugueSequence {
     func splitBefore(_ id: ID) -> SeqCursor? {
         guard var c = cursor(of: id) else { return nil }
         if c.offset > 0 {
-            split(c.leaf, c.index, at: c.offset)
+            if let i = split(c.leaf, c.index, at: c.offset) { return SeqCursor(leaf: c.leaf, index: i, offset: 0) }
             c = cursor(of: id)!
         }
         return c
@@ -411,7 +421,8 @@ final class FugueSequence {
         guard let c = cursor(of: id) else { return nil }
         let e = c.leaf.elems[c.index]
         if c.offset + 1 < e.length {
-            split(c.leaf, c.index, at: c.offset + 1)
+            // The left part keeps its index unless the leaf itself split.
+            if split(c.leaf, c.index, at: c.offset + 1) != nil { return c }
             return cursor(of: id)
         }
         return c

@@ -71,6 +71,15 @@ struct BatchIDs {
         list.insert((start, end), at: i)
     }
 
+    /// One past the last counter of the range holding `id`, when it is in the batch.
+    /// - Complexity: O(log r).
+    func knownEnd(from id: ID) -> Counter? {
+        guard let list = ranges[id.peer] else { return nil }
+        var lo = 0, hi = list.count
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
+        return lo < list.count && list[lo].0 <= id.counter ? list[lo].1 : nil
+    }
+
     /// - Complexity: O(log r).
     func contains(_ id: ID) -> Bool {
         guard let list = ranges[id.peer] else { return false }
@@ -121,10 +130,17 @@ extension DocStorage {
             throw .invalidReference(container: c, id: ID(peer: peer, counter: op.counter), reason: "insert without content")
         case let .delete(spans):
             guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            // Every targeted element must exist, in the document or earlier in the batch.
             for d in spans {
                 let s = d.ascending
-                try known(OptID(peer: s.peer, counter: s.start))
-                try known(OptID(peer: s.peer, counter: s.end - 1))
+                var counter = s.start
+                while counter < s.end {
+                    let id = ID(peer: s.peer, counter: counter)
+                    guard let end = seq?.knownEnd(from: id) ?? batch[c]?.knownEnd(from: id) else {
+                        throw .invalidReference(container: c, id: id, reason: "deleting an unknown element")
+                    }
+                    counter = end
+                }
             }
         case let .mark(m):
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
@@ -268,7 +284,9 @@ extension Document {
             guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the changes") }
         case .snapshot:
             let other = try Document.load(snapshot: bytes, peer: peer)
-            if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty {
+            // A fresh document takes the snapshot's state as is (no events are produced, so a
+            // document that records events goes through the update path instead).
+            if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty && !s.recordEvents {
                 let keep = (s.peer, s.recordEvents, s.styles)
                 s = other.s
                 s.peer = keep.0

@@ -5,15 +5,21 @@ import Foundation
 public struct EditingTrace: Sendable {
     /// One edit: delete `deleteCount` scalars at `position`, then insert `insert` there.
     public struct Patch: Sendable, Hashable {
+        /// Where the patch applies, in Unicode scalars.
         public var position: Int
+        /// How many scalars it deletes first.
         public var deleteCount: Int
+        /// What it then inserts.
         public var insert: String
     }
 
     /// One transaction: its patches and, for concurrent traces, its parents and agent.
     public struct Transaction: Sendable {
+        /// The patches, applied in order.
         public var patches: [Patch]
+        /// Indexes of the transactions this one was made on top of.
         public var parents: [Int]
+        /// The agent (peer) that made it.
         public var agent: Int
     }
 
