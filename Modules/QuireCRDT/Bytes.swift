@@ -219,7 +219,14 @@ enum LZ {
             ip += 1
             let literals = try extendedLength(token >> 4, "literal")
             guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
-            for k in 0..<literals { out[op + k] = src[ip + k] }
+            if literals > 0 {
+                let from = ip - src.startIndex
+                out.withUnsafeMutableBufferPointer { o in
+                    src.withUnsafeBufferPointer { s in
+                        o.baseAddress!.advanced(by: op).update(from: s.baseAddress!.advanced(by: from), count: literals)
+                    }
+                }
+            }
             ip += literals
             op += literals
             if ip == end { break }

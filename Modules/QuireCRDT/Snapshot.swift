@@ -25,9 +25,9 @@ extension ByteReader {
 }
 
 extension FugueSequence {
-    /// Builds the tree from runs in document order.
-    /// - Complexity: O(n).
-    func build(_ elems: [Elem]) {
+    /// Builds the tree from runs in document order; returns false when two runs share an ID.
+    /// - Complexity: O(n log n) for the ID index.
+    func build(_ elems: [Elem]) -> Bool {
         typing = nil
         var leaves: [SeqNode] = []
         let per = Self.leafCapacity * 3 / 4
@@ -45,16 +45,18 @@ extension FugueSequence {
         for leaf in leaves {
             for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
         }
+        var unique = true
         index = perPeer.mapValues { runs in
             let sorted = runs.sorted { $0.start < $1.start }
             var merged: [IndexRun] = []
             merged.reserveCapacity(sorted.count)
             for r in sorted {
+                if let last = merged.last, r.start < last.end { unique = false }
                 if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
             }
             return merged
         }
-        guard !leaves.isEmpty else { root = SeqNode(leaf: true); return }
+        guard !leaves.isEmpty else { root = SeqNode(leaf: true); return unique }
         var level = leaves
         let fan = Self.innerCapacity * 3 / 4
         while level.count > 1 {
@@ -71,6 +73,7 @@ extension FugueSequence {
             level = up
         }
         root = level[0]
+        return unique
     }
 }
 
@@ -302,15 +305,7 @@ extension Document {
                 elems.append(e)
             }
             // Element IDs must be unique.
-            var byPeer: [PeerID: [(Counter, Counter)]] = [:]
-            for e in elems { byPeer[e.peer, default: []].append((e.counter, e.counter + e.length)) }
-            for (_, ranges) in byPeer {
-                let sorted = ranges.sorted { $0.0 < $1.0 }
-                for i in sorted.indices.dropFirst() where sorted[i].0 < sorted[i - 1].1 {
-                    throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)")
-                }
-            }
-            seq.build(elems)
+            guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)") }
             st.sequences[c] = seq
         }
         let nm = try r.count("mark container count", minBytes: 2)
