@@ -194,7 +194,8 @@ enum ChangeCodec {
                     w.uvarint(spans.count)
                     for s in spans {
                         if s.peer == p { w.uvarint(0) } else { w.uvarint(t.peer(s.peer) + 1) }
-                        w.uvarint(s.start); w.zigzag(Int64(s.length))
+                        // Targets are usually recent: store the distance back from this op.
+                        w.zigzag(Int64(c) - Int64(s.start)); w.zigzag(Int64(s.length))
                     }
                 case let .mark(m):
                     w.u8(OTag.mark.rawValue); w.string(m.key); w.value(m.value, &t); w.u8(m.expand.rawValue)
@@ -265,7 +266,11 @@ enum ChangeCodec {
                     var spans: [DelSpan] = []
                     for _ in 0..<k {
                         let pi = try r.int(max: t.peers.count, "span peer")
-                        let start = try r.counter("span start")
+                        let back = try r.zigzag()
+                        guard back <= Int64(c), Int64(c) - back <= Int64(Int32.max) else {
+                            throw CRDTError.malformedBytes(offset: at, reason: "delete span start out of range")
+                        }
+                        let start = Counter(Int64(c) - back)
                         let len = try r.zigzag()
                         guard len != 0, Int64(start) + len <= Int64(Int32.max), Int64(start) + len >= -1, abs(len) < Int64(Int32.max) else {
                             throw CRDTError.malformedBytes(offset: at, reason: "bad delete span")
