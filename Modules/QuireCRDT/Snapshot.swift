@@ -177,10 +177,10 @@ extension Document {
             w.uvarint(elems.count)
             var previousEnd: Int64 = 0
             for e in elems {
-                w.uvarint(t.peer(e.peer))
+                // Peer index and flags (kind, deleted) share one varint.
+                w.uvarint(UInt64(t.peer(e.peer)) << 3 | UInt64(e.kind.rawValue | (e.deleted ? 4 : 0)))
                 w.zigzag(Int64(e.counter) - previousEnd)
                 w.uvarint(e.length)
-                w.u8(e.kind.rawValue | (e.deleted ? 4 : 0))
                 previousEnd = Int64(e.counter + e.length)
             }
         }
@@ -320,16 +320,18 @@ extension Document {
             guard Int(running[c] ?? 0) <= arenaCount else {
                 throw CRDTError.malformedBytes(offset: r.offset, reason: "\(c) history inserts more than its content")
             }
-            let n = try r.count("run count", minBytes: 4)
+            let n = try r.count("run count", minBytes: 3)
             var elems: [Elem] = []
             elems.reserveCapacity(n)
             var previousEnd: Int64 = 0
             for _ in 0..<n {
                 let at = r.offset
-                let p = try t.peer(at: &r)
+                let head = try r.uvarint()
+                guard head >> 3 < UInt64(t.peers.count) else { throw CRDTError.malformedBytes(offset: at, reason: "run peer index out of range") }
+                let p = t.peers[Int(head >> 3)]
+                let flags = UInt8(head & 7)
                 let counter64 = previousEnd + (try r.zigzag())
                 let len = try r.counter("run length")
-                let flags = try r.u8()
                 guard counter64 >= 0, counter64 + Int64(len) <= Int64(Int32.max), len > 0,
                       let kind = ElemKind(rawValue: flags & 3), flags & ~7 == 0 else {
                     throw CRDTError.malformedBytes(offset: at, reason: "bad run")
