@@ -324,6 +324,9 @@ extension Document {
             var elems: [Elem] = []
             elems.reserveCapacity(n)
             var previousEnd: Int64 = 0
+            let containerCreators = creators[c] ?? [:]
+            var cachedPeer: PeerID? = nil
+            var peerCreators: [Creator] = []
             for _ in 0..<n {
                 let at = r.offset
                 let head = try r.uvarint()
@@ -338,8 +341,12 @@ extension Document {
                 }
                 let counter = Counter(counter64)
                 previousEnd = counter64 + Int64(len)
-                guard let op = Creator.find(creators[c]?[p] ?? [], counter), op.kind == kind,
-                      Creator.find(creators[c]?[p] ?? [], counter + len - 1)?.kind == kind,
+                if cachedPeer != p {
+                    cachedPeer = p
+                    peerCreators = containerCreators[p] ?? []
+                }
+                guard let op = Creator.find(peerCreators, counter), op.kind == kind,
+                      Creator.find(peerCreators, counter + len - 1)?.kind == kind,
                       let lamport = st.lamport(of: ID(peer: p, counter: counter)) else {
                     throw CRDTError.malformedBytes(offset: at, reason: "run \(ID(peer: p, counter: counter)) has no creating op in \(c)")
                 }
