@@ -228,6 +228,11 @@ final class FugueSequence {
         // First run whose end > start.
         var lo = 0, hi = runs.count
         while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= start { lo = mid + 1 } else { hi = mid } }
+        // Fast path (a leaf split moving whole runs): the range is exactly one run.
+        if lo < runs.count, runs[lo].start == start, runs[lo].end == end {
+            runs[lo].leaf = leaf
+            return
+        }
         var j = lo
         var replacement: [IndexRun] = []
         if j < runs.count, runs[j].start < start {
