@@ -1,3 +1,21 @@
+// The binary format (version 1). All integers are LEB128 varints unless noted; signed values
+// are zigzag varints.
+//
+//   frame    := 0xC7, (version << 4 | kind | 0x08 if compressed), body', crc32 (4 bytes LE)
+//   body'    := body, or (decoded size, LZ block of body) when compressed (bodies > 1 KiB)
+//   updates  := tables, changes
+//   snapshot := tables, changes (inserts without content), frontiers, styles, sequences, marks,
+//               maps, trees, child-container parents, pending changes (with content)
+//   tables   := peers (count, varints), containers (count, each: type byte (| 0x80 for a child
+//               container, then peer index and counter) or the root name string)
+//   change   := peer index, counter, zigzag(lamport - counter), deps (0 = only the peer's previous
+//               op, else count + 1 then peer index/counter pairs), op count, ops
+//   op       := container index, tag, payload; an op's counter follows from its predecessors
+//   origin   := 0 (none) | (distance back within the same peer) << 1 | 1 | (peer index + 1) << 1, counter
+//   sequence := content arena in history order (UTF-8 text or values), runs (peer index << 3 |
+//               kind | deleted << 2, zigzag counter delta, length); Lamport, origins and
+//               content offsets of a run come from the op that created it.
+
 /// Peer and container tables shared by one encoded blob.
 struct EncodeTables {
     var peers: [PeerID] = []
