@@ -256,25 +256,23 @@ final class FugueSequence {
         runs.replaceSubrange(j..<k, with: replacement)
     }
 
-    /// The leaf holding `id`, if the element exists.
+    /// The index run holding `id`, if the element exists.
     /// - Complexity: O(log r).
-    @inline(__always) func leaf(of id: ID) -> SeqNode? {
+    @inline(__always) func run(containing id: ID) -> IndexRun? {
         guard let runs = index[id.peer] else { return nil }
         var lo = 0, hi = runs.count
         while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
         guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
-        return runs[lo].leaf
+        return runs[lo]
     }
+
+    /// The leaf holding `id`, if the element exists.
+    /// - Complexity: O(log r).
+    @inline(__always) func leaf(of id: ID) -> SeqNode? { run(containing: id)?.leaf }
 
     /// One past the last counter of the index run holding `id`, when `id` is known.
     /// - Complexity: O(log r).
-    func knownEnd(from id: ID) -> Counter? {
-        guard let runs = index[id.peer] else { return nil }
-        var lo = 0, hi = runs.count
-        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
-        guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
-        return runs[lo].end
-    }
+    func knownEnd(from id: ID) -> Counter? { run(containing: id)?.end }
 
     /// The cursor at `id` (element containing it, offset inside).
     /// - Complexity: O(log r + L) for leaf capacity L.
