@@ -80,6 +80,8 @@ public enum TraceError: Error, Equatable, Sendable {
     case patchFailed(transaction: Int, patch: Int, CRDTError)
     /// A parent index is not an earlier transaction.
     case badParent(transaction: Int, parent: Int)
+    /// Importing one transaction's update into another agent failed.
+    case importFailed(transaction: Int, CRDTError)
 }
 
 /// Replays editing traces into documents: the reusable driver behind the tests, the benchmark
@@ -127,7 +129,7 @@ public enum TraceReplay {
             stack.append(contentsOf: trace.transactions[p].parents)
         }
         for p in needed.sorted() where lastIDs[p] != nil {
-            do { _ = try doc.importUpdates(updates[p]) } catch { throw .malformed("importing txn \(p): \(error)") }
+            do { _ = try doc.importUpdates(updates[p]) } catch { throw .importFailed(transaction: p, error) }
         }
         let before = doc.version
         try apply(txn, index: t, to: &doc)
@@ -164,8 +166,8 @@ public enum TraceReplay {
             updates.append(update)
         }
         for a in docs.indices {
-            for u in updates where !u.isEmpty {
-                do { _ = try docs[a].importUpdates(u) } catch { throw .malformed("final merge: \(error)") }
+            for (t, u) in updates.enumerated() where !u.isEmpty {
+                do { _ = try docs[a].importUpdates(u) } catch { throw .importFailed(transaction: t, error) }
             }
         }
         return ConcurrentResult(agents: docs, updates: updates)
