@@ -96,6 +96,24 @@ struct ByteReader {
         return s
     }
 
+    /// A length-prefixed UTF-8 string decoded straight into scalars (validated, one pass).
+    mutating func scalars() throws(CRDTError) -> [Unicode.Scalar] {
+        let n = try count("string length")
+        let start = offset
+        offset += n
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(n)
+        var iterator = bytes[start..<start + n].makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let s): out.append(s)
+            case .emptyInput: return out
+            case .error: throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
+            }
+        }
+    }
+
     mutating func data() throws(CRDTError) -> [UInt8] {
         let n = try count("byte string length")
         defer { offset += n }

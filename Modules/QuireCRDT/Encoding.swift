@@ -264,7 +264,7 @@ enum ChangeCodec {
                 switch tag {
                 case .insertText:
                     let l = try r.origin(opPeer: peer, opCounter: c, t), rr = try r.origin(opPeer: peer, opCounter: c, t)
-                    let s = Array(try r.string().unicodeScalars)
+                    let s = try r.scalars()
                     guard !s.isEmpty else { throw CRDTError.malformedBytes(offset: at, reason: "empty insert") }
                     content = .insertText(left: l, right: rr, s)
                 case .insertValues:

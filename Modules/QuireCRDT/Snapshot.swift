@@ -303,11 +303,7 @@ extension Document {
             let seq = FugueSequence()
             var arenaCount = 0
             if c.type == .text {
-                let text = try r.string()
-                var scalars: [Unicode.Scalar] = []
-                scalars.reserveCapacity(text.utf8.count)
-                scalars.append(contentsOf: text.unicodeScalars)
-                seq.scalars = scalars
+                seq.scalars = try r.scalars()
                 arenaCount = seq.scalars.count
             } else if c.type == .list {
                 let n = try r.count("value count")
