@@ -96,6 +96,24 @@ struct ByteReader {
         return s
     }
 
+    /// A length-prefixed UTF-8 string decoded straight into scalars (validated, one pass).
+    mutating func scalars() throws(CRDTError) -> [Unicode.Scalar] {
+        let n = try count("string length")
+        let start = offset
+        offset += n
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(n)
+        var iterator = bytes[start..<start + n].makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let s): out.append(s)
+            case .emptyInput: return out
+            case .error: throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
+            }
+        }
+    }
+
     mutating func data() throws(CRDTError) -> [UInt8] {
         let n = try count("byte string length")
         defer { offset += n }
@@ -202,20 +220,31 @@ enum LZ {
         let end = src.endIndex
         var op = 0
         func fail(_ why: String) -> CRDTError { .malformedBytes(offset: ip, reason: "compressed body: \(why)") }
+        /// A 4-bit length; 15 continues in bytes of 255 until a smaller byte.
+        func extendedLength(_ nibble: UInt8, _ what: String) throws(CRDTError) -> Int {
+            var n = Int(nibble)
+            guard n == 15 else { return n }
+            while true {
+                guard ip < end else { throw fail("truncated \(what) length") }
+                let b = src[ip]
+                ip += 1
+                n += Int(b)
+                if b != 255 { return n }
+            }
+        }
         while ip < end {
             let token = src[ip]
             ip += 1
-            var literals = Int(token >> 4)
-            if literals == 15 {
-                while true {
-                    guard ip < end else { throw fail("truncated literal length") }
-                    let b = src[ip]; ip += 1
-                    literals += Int(b)
-                    if b != 255 { break }
+            let literals = try extendedLength(token >> 4, "literal")
+            guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
+            if literals > 0 {
+                let from = ip - src.startIndex
+                out.withUnsafeMutableBufferPointer { o in
+                    src.withUnsafeBufferPointer { s in
+                        o.baseAddress!.advanced(by: op).update(from: s.baseAddress!.advanced(by: from), count: literals)
+                    }
                 }
             }
-            guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
-            for k in 0..<literals { out[op + k] = src[ip + k] }
             ip += literals
             op += literals
             if ip == end { break }
@@ -223,16 +252,7 @@ enum LZ {
             let offset = Int(src[ip]) | Int(src[ip + 1]) << 8
             ip += 2
             guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
-            var match = Int(token & 15)
-            if match == 15 {
-                while true {
-                    guard ip < end else { throw fail("truncated match length") }
-                    let b = src[ip]; ip += 1
-                    match += Int(b)
-                    if b != 255 { break }
-                }
-            }
-            match += 4
+            let match = try extendedLength(token & 15, "match") + 4
             guard match <= count - op else { throw fail("match runs past the declared size") }
             out.withUnsafeMutableBufferPointer { o in
                 for k in 0..<match { o[op + k] = o[op - offset + k] }

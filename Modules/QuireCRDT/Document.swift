@@ -38,6 +38,7 @@ public struct Document: Sendable {
     }
 
     /// Sets the expand rule of a mark key (default `.after`), as Loro's `configTextStyle`.
+    /// - Complexity: O(1).
     public mutating func setExpand(_ expand: ExpandType, forKey key: String) { mutate().styles[key] = expand }
 
     /// Commits the pending local operations as one change (merged into the previous local change

@@ -1,3 +1,21 @@
+// The binary format (version 1). All integers are LEB128 varints unless noted; signed values
+// are zigzag varints.
+//
+//   frame    := 0xC7, (version << 4 | kind | 0x08 if compressed), body', crc32 (4 bytes LE)
+//   body'    := body, or (decoded size, LZ block of body) when compressed (bodies > 1 KiB)
+//   updates  := tables, changes
+//   snapshot := tables, changes (inserts without content), frontiers, styles, sequences, marks,
+//               maps, trees, child-container parents, pending changes (with content)
+//   tables   := peers (count, varints), containers (count, each: type byte (| 0x80 for a child
+//               container, then peer index and counter) or the root name string)
+//   change   := peer index, counter, zigzag(lamport - counter), deps (0 = only the peer's previous
+//               op, else count + 1 then peer index/counter pairs), op count, ops
+//   op       := container index, tag, payload; an op's counter follows from its predecessors
+//   origin   := 0 (none) | (distance back within the same peer) << 1 | 1 | (peer index + 1) << 1, counter
+//   sequence := content arena in history order (UTF-8 text or values), runs (peer index << 3 |
+//               kind | deleted << 2, zigzag counter delta, length); Lamport, origins and
+//               content offsets of a run come from the op that created it.
+
 /// Peer and container tables shared by one encoded blob.
 struct EncodeTables {
     var peers: [PeerID] = []
@@ -194,7 +212,8 @@ enum ChangeCodec {
                     w.uvarint(spans.count)
                     for s in spans {
                         if s.peer == p { w.uvarint(0) } else { w.uvarint(t.peer(s.peer) + 1) }
-                        w.uvarint(s.start); w.zigzag(Int64(s.length))
+                        // Targets are usually recent: store the distance back from this op.
+                        w.zigzag(Int64(c) - Int64(s.start)); w.zigzag(Int64(s.length))
                     }
                 case let .mark(m):
                     w.u8(OTag.mark.rawValue); w.string(m.key); w.value(m.value, &t); w.u8(m.expand.rawValue)
@@ -245,7 +264,7 @@ enum ChangeCodec {
                 switch tag {
                 case .insertText:
                     let l = try r.origin(opPeer: peer, opCounter: c, t), rr = try r.origin(opPeer: peer, opCounter: c, t)
-                    let s = Array(try r.string().unicodeScalars)
+                    let s = try r.scalars()
                     guard !s.isEmpty else { throw CRDTError.malformedBytes(offset: at, reason: "empty insert") }
                     content = .insertText(left: l, right: rr, s)
                 case .insertValues:
@@ -265,7 +284,11 @@ enum ChangeCodec {
                     var spans: [DelSpan] = []
                     for _ in 0..<k {
                         let pi = try r.int(max: t.peers.count, "span peer")
-                        let start = try r.counter("span start")
+                        let back = try r.zigzag()
+                        guard back <= Int64(c), Int64(c) - back <= Int64(Int32.max) else {
+                            throw CRDTError.malformedBytes(offset: at, reason: "delete span start out of range")
+                        }
+                        let start = Counter(Int64(c) - back)
                         let len = try r.zigzag()
                         guard len != 0, Int64(start) + len <= Int64(Int32.max), Int64(start) + len >= -1, abs(len) < Int64(Int32.max) else {
                             throw CRDTError.malformedBytes(offset: at, reason: "bad delete span")

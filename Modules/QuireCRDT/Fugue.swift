@@ -23,11 +23,10 @@ extension FugueSequence {
         let left = elem.originLeft.id
         let right = elem.originRight.id
         if let right { _ = splitBefore(right) }
-        if let left { _ = splitAfter(left) }
         // The scan starts right after the left origin.
         var startLeaf: SeqNode
         var startIndex: Int
-        if let left, let lc = cursor(of: left) {
+        if let left, let lc = splitAfter(left) {
             startLeaf = lc.leaf
             startIndex = lc.index + 1
         } else {
@@ -103,18 +102,21 @@ extension FugueSequence {
     /// Marks the elements of `span` deleted; reports each newly deleted visible piece as
     /// (visible position, count) in the order visited.
     /// - Complexity: O(k · (L + log n)) for k pieces.
-    func deleteSpan(_ span: IDSpan, report: (Int, Int) -> Void) {
+    func deleteSpan(_ span: IDSpan, wantPositions: Bool = true, report: (Int, Int) -> Void) {
         var c = span.start
         while c < span.end {
             let id = ID(peer: span.peer, counter: c)
             guard let cur = splitBefore(id) else { return }
             let e = cur.leaf.elems[cur.index]
             let take = min(span.end - c, e.length)
-            if take < e.length { split(cur.leaf, cur.index, at: take) }
-            guard let cur2 = cursor(of: id) else { return }
+            var cur2 = cur
+            if take < e.length, split(cur.leaf, cur.index, at: take) == nil {
+                guard let again = cursor(of: id) else { return }
+                cur2 = again
+            }
             let piece = cur2.leaf.elems[cur2.index]
             if piece.visible {
-                let pos = prefix(of: cur2).count
+                let pos = wantPositions ? prefix(of: cur2).count : 0
                 markDeleted(cur2.leaf, cur2.index, count: take)
                 report(pos, Int(take))
             } else if !piece.deleted {

@@ -24,6 +24,7 @@ public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public func advanced(by n: Int32) -> ID { ID(peer: peer, counter: counter &+ n) }
 
     /// Orders by peer, then counter (a total order used for deterministic output only).
+    /// - Complexity: O(1).
     public static func < (a: ID, b: ID) -> Bool {
         a.peer != b.peer ? a.peer < b.peer : a.counter < b.counter
     }
@@ -147,6 +148,10 @@ public struct Frontiers: Hashable, Sendable {
     /// Records a new change `first ..< last+1` whose dependencies are `deps`: the deps leave the
     /// frontier and the change's last ID joins it.
     /// - Complexity: O(f · d) for f frontier and d dependency IDs.
+    /// Replaces the single frontier ID (a local change following its own previous one).
+    /// - Complexity: O(1).
+    mutating func replaceSingle(with id: ID) { ids[0] = id }
+
     mutating func advance(lastID: ID, deps: [ID]) {
         if ids.count == 1, deps.count == 1, ids[0] == deps[0] { ids[0] = lastID; return }
         ids.removeAll { f in f.peer == lastID.peer || deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }

@@ -228,6 +228,11 @@ final class FugueSequence {
         // First run whose end > start.
         var lo = 0, hi = runs.count
         while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= start { lo = mid + 1 } else { hi = mid } }
+        // Fast path (a leaf split moving whole runs): the range is exactly one run.
+        if lo < runs.count, runs[lo].start == start, runs[lo].end == end {
+            runs[lo].leaf = leaf
+            return
+        }
         var j = lo
         var replacement: [IndexRun] = []
         if j < runs.count, runs[j].start < start {
@@ -251,15 +256,23 @@ final class FugueSequence {
         runs.replaceSubrange(j..<k, with: replacement)
     }
 
-    /// The leaf holding `id`, if the element exists.
+    /// The index run holding `id`, if the element exists.
     /// - Complexity: O(log r).
-    @inline(__always) func leaf(of id: ID) -> SeqNode? {
+    @inline(__always) func run(containing id: ID) -> IndexRun? {
         guard let runs = index[id.peer] else { return nil }
         var lo = 0, hi = runs.count
         while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
         guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
-        return runs[lo].leaf
+        return runs[lo]
     }
+
+    /// The leaf holding `id`, if the element exists.
+    /// - Complexity: O(log r).
+    @inline(__always) func leaf(of id: ID) -> SeqNode? { run(containing: id)?.leaf }
+
+    /// One past the last counter of the index run holding `id`, when `id` is known.
+    /// - Complexity: O(log r).
+    func knownEnd(from id: ID) -> Counter? { run(containing: id)?.end }
 
     /// The cursor at `id` (element containing it, offset inside).
     /// - Complexity: O(log r + L) for leaf capacity L.
@@ -400,7 +413,7 @@ final class FugueSequence {
     func splitBefore(_ id: ID) -> SeqCursor? {
         guard var c = cursor(of: id) else { return nil }
         if c.offset > 0 {
-            split(c.leaf, c.index, at: c.offset)
+            if let i = split(c.leaf, c.index, at: c.offset) { return SeqCursor(leaf: c.leaf, index: i, offset: 0) }
             c = cursor(of: id)!
         }
         return c
@@ -411,7 +424,8 @@ final class FugueSequence {
         guard let c = cursor(of: id) else { return nil }
         let e = c.leaf.elems[c.index]
         if c.offset + 1 < e.length {
-            split(c.leaf, c.index, at: c.offset + 1)
+            // The left part keeps its index unless the leaf itself split.
+            if split(c.leaf, c.index, at: c.offset + 1) != nil { return c }
             return cursor(of: id)
         }
         return c

@@ -19,6 +19,7 @@ public actor SharedDocument {
     }
 
     /// The current state as a Sendable value.
+    /// - Complexity: O(1) (copy-on-write).
     public func snapshot() -> Document { document }
 
     /// Runs an edit in place and commits it; subscribers get the events. Each document operation
@@ -39,9 +40,11 @@ public actor SharedDocument {
     }
 
     /// Updates since a version, for sending to a peer.
+    /// - Complexity: O(size of the exported changes).
     public func exportUpdates(since version: VersionVector) -> [UInt8] { document.exportUpdates(since: version) }
 
     /// A stream of events for every later commit and import.
+    /// - Complexity: O(1).
     public func events() -> AsyncStream<DocumentEvent> {
         let (stream, continuation) = AsyncStream<DocumentEvent>.makeStream()
         let id = nextSubscriber

@@ -25,9 +25,9 @@ extension ByteReader {
 }
 
 extension FugueSequence {
-    /// Builds the tree from runs in document order.
-    /// - Complexity: O(n).
-    func build(_ elems: [Elem]) {
+    /// Builds the tree from runs in document order; returns false when two runs share an ID.
+    /// - Complexity: O(n log n) for the ID index.
+    func build(_ elems: [Elem]) -> Bool {
         typing = nil
         var leaves: [SeqNode] = []
         let per = Self.leafCapacity * 3 / 4
@@ -45,16 +45,18 @@ extension FugueSequence {
         for leaf in leaves {
             for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
         }
+        var unique = true
         index = perPeer.mapValues { runs in
             let sorted = runs.sorted { $0.start < $1.start }
             var merged: [IndexRun] = []
             merged.reserveCapacity(sorted.count)
             for r in sorted {
+                if let last = merged.last, r.start < last.end { unique = false }
                 if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
             }
             return merged
         }
-        guard !leaves.isEmpty else { root = SeqNode(leaf: true); return }
+        guard !leaves.isEmpty else { root = SeqNode(leaf: true); return unique }
         var level = leaves
         let fan = Self.innerCapacity * 3 / 4
         while level.count > 1 {
@@ -71,6 +73,25 @@ extension FugueSequence {
             level = up
         }
         root = level[0]
+        return unique
+    }
+}
+
+/// The op that created a sequence element: used to complete runs when loading a snapshot.
+struct Creator {
+    var counter: Counter
+    var count: Int32
+    var left: OptID
+    var right: OptID
+    var offset: Int32
+    var kind: ElemKind
+
+    /// The creator holding `counter` in a list sorted by counter.
+    /// - Complexity: O(log n).
+    static func find(_ list: [Creator], _ counter: Counter) -> Creator? {
+        var lo = 0, hi = list.count
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= counter { lo = mid + 1 } else { hi = mid } }
+        return lo < list.count && list[lo].counter <= counter ? list[lo] : nil
     }
 }
 
@@ -151,20 +172,16 @@ extension Document {
             }
             var elems: [Elem] = []
             st.sequences[c]!.forEachElem { elems.append(contentsOf: pieces(c, $0)) }
+            // A run is only its ID range, kind and deletion: its Lamport, origins and content
+            // offset follow from the history op that created it.
             w.uvarint(elems.count)
-            var expected: Int64 = 0
+            var previousEnd: Int64 = 0
             for e in elems {
-                w.uvarint(t.peer(e.peer))
-                w.uvarint(e.counter)
-                w.zigzag(Int64(e.lamport) - Int64(e.counter))
+                // Peer index and flags (kind, deleted) share one varint.
+                w.uvarint(UInt64(t.peer(e.peer)) << 3 | UInt64(e.kind.rawValue | (e.deleted ? 4 : 0)))
+                w.zigzag(Int64(e.counter) - previousEnd)
                 w.uvarint(e.length)
-                w.origin(e.originLeft, opPeer: e.peer, opCounter: e.counter, &t)
-                w.origin(e.originRight, opPeer: e.peer, opCounter: e.counter, &t)
-                w.u8(e.kind.rawValue | (e.deleted ? 4 : 0))
-                if e.kind.rawValue < 2 {
-                    w.zigzag(Int64(e.content) - expected)
-                    expected = Int64(e.content + e.length)
-                }
+                previousEnd = Int64(e.counter + e.length)
             }
         }
         // Marks
@@ -236,7 +253,40 @@ extension Document {
         var r = reader
         let t = try EncodeTables.read(&r)
         let st = DocStorage(peer: peer)
-        var history = try ChangeCodec.read(&r, t)
+        let history = try ChangeCodec.read(&r, t)
+        // Restore the history. Each arena is in history order, so an insert's content offset is
+        // the running total of the inserts before it; the table of creating ops lets runs be
+        // completed (Lamport, origins, content) without storing those fields twice.
+        var running: [ContainerID: Int32] = [:]
+        var creators: [ContainerID: [PeerID: [Creator]]] = [:]
+        for var ch in history {
+            guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
+            for j in ch.ops.indices {
+                let op = ch.ops[j]
+                switch op.content {
+                case let .insert(l, rr, _, n):
+                    guard op.container.type == .text || op.container.type == .list else {
+                        throw .wrongContainerType(container: op.container, expected: .text)
+                    }
+                    let start = running[op.container] ?? 0
+                    running[op.container] = start + n
+                    ch.ops[j].content = .insert(left: l, right: rr, content: start, count: n)
+                    creators[op.container, default: [:]][ch.peer, default: []].append(
+                        Creator(counter: op.counter, count: n, left: l, right: rr, offset: start, kind: op.container.type == .text ? .text : .value))
+                case let .mark(m):
+                    creators[op.container, default: [:]][ch.peer, default: []].append(contentsOf: [
+                        Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart),
+                        Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd),
+                    ])
+                case .insertText, .insertValues:
+                    throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
+                default: break
+                }
+            }
+            st.changes[ch.peer, default: []].append(ch)
+            st.version.extend(peer: ch.peer, to: ch.end)
+            st.nextLamport = max(st.nextLamport, ch.lamport + Lamport(ch.length))
+        }
         let nf = try r.count("frontier count", minBytes: 2)
         var fr: [ID] = []
         for _ in 0..<nf { fr.append(try r.id(t)) }
@@ -253,11 +303,7 @@ extension Document {
             let seq = FugueSequence()
             var arenaCount = 0
             if c.type == .text {
-                let text = try r.string()
-                var scalars: [Unicode.Scalar] = []
-                scalars.reserveCapacity(text.utf8.count)
-                scalars.append(contentsOf: text.unicodeScalars)
-                seq.scalars = scalars
+                seq.scalars = try r.scalars()
                 arenaCount = seq.scalars.count
             } else if c.type == .list {
                 let n = try r.count("value count")
@@ -267,33 +313,50 @@ extension Document {
             } else {
                 throw CRDTError.malformedBytes(offset: r.offset, reason: "\(c) is not a sequence")
             }
-            let n = try r.count("run count", minBytes: 6)
+            guard Int(running[c] ?? 0) <= arenaCount else {
+                throw CRDTError.malformedBytes(offset: r.offset, reason: "\(c) history inserts more than its content")
+            }
+            let n = try r.count("run count", minBytes: 3)
             var elems: [Elem] = []
             elems.reserveCapacity(n)
-            var expected: Int64 = 0
+            var previousEnd: Int64 = 0
+            let containerCreators = creators[c] ?? [:]
+            var cachedPeer: PeerID? = nil
+            var peerCreators: [Creator] = []
             for _ in 0..<n {
                 let at = r.offset
-                let p = try t.peer(at: &r)
-                let counter = try r.counter("run counter")
-                let lam = Int64(counter) + (try r.zigzag())
+                let head = try r.uvarint()
+                guard head >> 3 < UInt64(t.peers.count) else { throw CRDTError.malformedBytes(offset: at, reason: "run peer index out of range") }
+                let p = t.peers[Int(head >> 3)]
+                let flags = UInt8(head & 7)
+                let counter64 = previousEnd + (try r.zigzag())
                 let len = try r.counter("run length")
-                guard len > 0, lam >= 0, lam + Int64(len) <= Int64(UInt32.max) else { throw CRDTError.malformedBytes(offset: at, reason: "bad run") }
-                let left = try r.origin(opPeer: p, opCounter: counter, t)
-                let right = try r.origin(opPeer: p, opCounter: counter, t)
-                let flags = try r.u8()
-                guard let kind = ElemKind(rawValue: flags & 3), flags & ~7 == 0 else { throw CRDTError.malformedBytes(offset: at, reason: "bad run flags") }
-                var e = Elem(peer: p, counter: counter, lamport: Lamport(lam), length: len, originLeft: left, originRight: right,
+                guard counter64 >= 0, counter64 + Int64(len) <= Int64(Int32.max), len > 0,
+                      let kind = ElemKind(rawValue: flags & 3), flags & ~7 == 0 else {
+                    throw CRDTError.malformedBytes(offset: at, reason: "bad run")
+                }
+                let counter = Counter(counter64)
+                previousEnd = counter64 + Int64(len)
+                if cachedPeer != p {
+                    cachedPeer = p
+                    peerCreators = containerCreators[p] ?? []
+                }
+                guard let op = Creator.find(peerCreators, counter), op.kind == kind,
+                      Creator.find(peerCreators, counter + len - 1)?.kind == kind,
+                      let lamport = st.lamport(of: ID(peer: p, counter: counter)) else {
+                    throw CRDTError.malformedBytes(offset: at, reason: "run \(ID(peer: p, counter: counter)) has no creating op in \(c)")
+                }
+                var e = Elem(peer: p, counter: counter, lamport: lamport, length: len,
+                             originLeft: counter == op.counter ? op.left : OptID(peer: p, counter: counter - 1), originRight: op.right,
                              content: 0, utf16: 0, utf8: 0, kind: kind, deleted: flags & 4 != 0)
                 if kind.rawValue < 2 {
-                    let content = expected + (try r.zigzag())
-                    guard content >= 0, content + Int64(len) <= Int64(arenaCount) else { throw CRDTError.malformedBytes(offset: at, reason: "run content out of range") }
+                    let content = Int64(op.offset) + Int64(counter - op.counter)
+                    guard content + Int64(len) <= Int64(arenaCount) else { throw CRDTError.malformedBytes(offset: at, reason: "run content out of range") }
                     e.content = Int32(content)
-                    expected = content + Int64(len)
                     if kind == .text {
                         e.utf16 = seq.utf16Count(e.content, len)
                         e.utf8 = seq.utf8Count(e.content, len)
                     } else {
-                        guard c.type == .list else { throw CRDTError.malformedBytes(offset: at, reason: "value run in a text") }
                         e.utf16 = len; e.utf8 = len
                     }
                 } else if len != 1 {
@@ -302,15 +365,7 @@ extension Document {
                 elems.append(e)
             }
             // Element IDs must be unique.
-            var byPeer: [PeerID: [(Counter, Counter)]] = [:]
-            for e in elems { byPeer[e.peer, default: []].append((e.counter, e.counter + e.length)) }
-            for (_, ranges) in byPeer {
-                let sorted = ranges.sorted { $0.0 < $1.0 }
-                for i in sorted.indices.dropFirst() where sorted[i].0 < sorted[i - 1].1 {
-                    throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)")
-                }
-            }
-            seq.build(elems)
+            guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)") }
             st.sequences[c] = seq
         }
         let nm = try r.count("mark container count", minBytes: 2)
@@ -373,35 +428,6 @@ extension Document {
         }
         st.pending = try ChangeCodec.read(&r, t)
         guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
-        // Restore the history: each container's arena is in history order, so an insert's content
-        // offset is the running total of the inserts before it.
-        var running: [ContainerID: Int32] = [:]
-        for i in history.indices {
-            let ch = history[i]
-            guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
-            for j in ch.ops.indices {
-                let op = ch.ops[j]
-                switch op.content {
-                case let .insert(l, rr, _, n):
-                    guard let seq = st.sequences[op.container] else {
-                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert into a missing sequence")
-                    }
-                    let start = running[op.container] ?? 0
-                    let arena = op.container.type == .text ? seq.scalars.count : seq.values.count
-                    guard Int(start) + Int(n) <= arena else {
-                        throw .invalidReference(container: op.container, id: ID(peer: ch.peer, counter: op.counter), reason: "history insert beyond the content")
-                    }
-                    running[op.container] = start + n
-                    history[i].ops[j].content = .insert(left: l, right: rr, content: start, count: n)
-                case .insertText, .insertValues:
-                    throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
-                default: break
-                }
-            }
-            st.changes[ch.peer, default: []].append(history[i])
-            st.version.extend(peer: ch.peer, to: ch.end)
-            st.nextLamport = max(st.nextLamport, ch.lamport + Lamport(ch.length))
-        }
         st.frontiers = Frontiers(fr)
         var doc = Document(peer: peer)
         doc.s = st

@@ -135,13 +135,18 @@ final class DocStorage: @unchecked Sendable {
     /// - Complexity: O(1) amortized.
     func commit() {
         guard !txnOps.isEmpty else { return }
-        let deps = frontiers.ids
         let lastIDOwn = ID(peer: peer, counter: txnCounter - 1)
-        let mergeable = deps.count == 1 && deps[0] == lastIDOwn
+        let mergeable = frontiers.ids.count == 1 && frontiers.ids[0] == lastIDOwn
         DocStorage.appendLocal(&changes[peer, default: []], mergeable: mergeable, self)
         let end = txnCounter + txnLength
         version.extend(peer: peer, to: end)
-        frontiers.advance(lastID: ID(peer: peer, counter: end - 1), deps: deps)
+        let last = ID(peer: peer, counter: end - 1)
+        if mergeable {
+            // The frontier was exactly our previous op: it becomes our new last op (no array copy).
+            frontiers.replaceSingle(with: last)
+        } else {
+            frontiers.advance(lastID: last, deps: frontiers.ids)
+        }
         nextLamport = max(nextLamport, txnLamport + Lamport(txnLength))
         txnOps.removeAll(keepingCapacity: true)
         txnLength = 0

@@ -51,13 +51,26 @@ extension Change {
     }
 }
 
-/// Element IDs created earlier in the batch being validated, per peer as sorted ranges.
+/// Element IDs created earlier in the batch being validated (one container), per peer as sorted
+/// ranges. Peers are few, so they are searched linearly (no hashing on the hot path).
 struct BatchIDs {
-    var ranges: [PeerID: [(Counter, Counter)]] = [:]
+    var peers: [PeerID] = []
+    var ranges: [[(Counter, Counter)]] = []
 
-    /// - Complexity: O(1) when appending in counter order (the usual case), O(r) otherwise.
+    @inline(__always) func slot(_ peer: PeerID) -> Int? {
+        for i in peers.indices where peers[i] == peer { return i }
+        return nil
+    }
+
+    /// - Complexity: O(p) to find the peer, then O(1) when appending in counter order (the
+    ///   usual case), O(r) otherwise.
     mutating func insert(peer: PeerID, start: Counter, end: Counter) {
-        BatchIDs.add(&ranges[peer, default: []], start, end)
+        guard let i = slot(peer) else {
+            peers.append(peer)
+            ranges.append([(start, end)])
+            return
+        }
+        BatchIDs.add(&ranges[i], start, end)
     }
 
     private static func add(_ list: inout [(Counter, Counter)], _ start: Counter, _ end: Counter) {
@@ -71,13 +84,19 @@ struct BatchIDs {
         list.insert((start, end), at: i)
     }
 
-    /// - Complexity: O(log r).
-    func contains(_ id: ID) -> Bool {
-        guard let list = ranges[id.peer] else { return false }
-        var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
-        return lo < list.count && list[lo].0 <= id.counter
+    /// One past the last counter of the range holding `id`, when it is in the batch.
+    /// - Complexity: O(p + log r).
+    func knownEnd(from id: ID) -> Counter? {
+        guard let i = slot(id.peer) else { return nil }
+        return ranges[i].withUnsafeBufferPointer { list in
+            var lo = 0, hi = list.count
+            while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
+            return lo < list.count && list[lo].0 <= id.counter ? list[lo].1 : nil
+        }
     }
+
+    /// - Complexity: O(p + log r).
+    func contains(_ id: ID) -> Bool { knownEnd(from: id) != nil }
 }
 
 extension DocStorage {
@@ -99,40 +118,48 @@ extension DocStorage {
     }
 
     /// Checks that every reference of `op` exists in this document or earlier in the batch.
-    func validate(_ op: Op, peer: PeerID, batch: inout [ContainerID: BatchIDs], batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
+    /// `batch` holds what the batch created in `op.container`.
+    func validate(_ op: Op, peer: PeerID, batch: inout BatchIDs, batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
         let c = op.container
-        let seq = sequences[c]
+        let seq = c.type == .text || c.type == .list ? existingSequence(c) : nil
         func known(_ o: OptID) throws(CRDTError) {
             guard let id = o.id else { return }
             if seq?.leaf(of: id) != nil { return }
-            if batch[c]?.contains(id) == true { return }
+            if batch.contains(id) { return }
             throw .invalidReference(container: c, id: id, reason: "no such element")
         }
         switch op.content {
         case let .insertText(l, r, s):
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
             try known(l); try known(r)
-            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(s.count))
+            batch.insert(peer: peer, start: op.counter, end: op.counter + Int32(s.count))
         case let .insertValues(l, r, v):
             guard c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
             try known(l); try known(r)
-            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
+            batch.insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
         case .insert:
             throw .invalidReference(container: c, id: ID(peer: peer, counter: op.counter), reason: "insert without content")
         case let .delete(spans):
             guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            // Every targeted element must exist, in the document or earlier in the batch.
             for d in spans {
                 let s = d.ascending
-                try known(OptID(peer: s.peer, counter: s.start))
-                try known(OptID(peer: s.peer, counter: s.end - 1))
+                var counter = s.start
+                while counter < s.end {
+                    let id = ID(peer: s.peer, counter: counter)
+                    guard let end = seq?.knownEnd(from: id) ?? batch.knownEnd(from: id) else {
+                        throw .invalidReference(container: c, id: id, reason: "deleting an unknown element")
+                    }
+                    counter = end
+                }
             }
         case let .mark(m):
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
             try known(m.startLeft); try known(m.startRight)
-            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter, end: op.counter + 1)
+            batch.insert(peer: peer, start: op.counter, end: op.counter + 1)
             if m.endLeft.id != ID(peer: peer, counter: op.counter) { try known(m.endLeft) }
             if m.endRight.id != ID(peer: peer, counter: op.counter) { try known(m.endRight) }
-            batch[c, default: BatchIDs()].insert(peer: peer, start: op.counter + 1, end: op.counter + 2)
+            batch.insert(peer: peer, start: op.counter + 1, end: op.counter + 2)
         case .mapSet:
             guard c.type == .map else { throw .wrongContainerType(container: c, expected: .map) }
         case let .tree(target, parent, _):
@@ -225,10 +252,20 @@ extension DocStorage {
             remaining = waiting
         }
         // Validate before touching anything.
-        var batch: [ContainerID: BatchIDs] = [:]
+        var batches: [ContainerID: BatchIDs] = [:]
         var batchNodes: [ContainerID: Set<TreeID>] = [:]
+        // Ops of one container come in runs: keep that container's batch at hand.
+        var currentContainer: ContainerID? = nil
+        var current = BatchIDs()
         for ch in ready {
-            for op in ch.ops { try validate(op, peer: ch.peer, batch: &batch, batchNodes: &batchNodes) }
+            for op in ch.ops {
+                if op.container != currentContainer {
+                    if let previous = currentContainer { batches[previous] = current }
+                    currentContainer = op.container
+                    current = batches.removeValue(forKey: op.container) ?? BatchIDs()
+                }
+                try validate(op, peer: ch.peer, batch: &current, batchNodes: &batchNodes)
+            }
         }
         commit()
         for ch in ready { apply(ch) }
@@ -268,7 +305,9 @@ extension Document {
             guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the changes") }
         case .snapshot:
             let other = try Document.load(snapshot: bytes, peer: peer)
-            if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty {
+            // A fresh document takes the snapshot's state as is (no events are produced, so a
+            // document that records events goes through the update path instead).
+            if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty && !s.recordEvents {
                 let keep = (s.peer, s.recordEvents, s.styles)
                 s = other.s
                 s.peer = keep.0

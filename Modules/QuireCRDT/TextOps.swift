@@ -184,7 +184,8 @@ extension DocStorage {
     /// Deletes the elements of `spans` and emits the event.
     func applyDelete(_ c: ContainerID, _ seq: FugueSequence, _ spans: [DelSpan]) {
         var pieces: [(Int, Int)] = []
-        for span in spans { seq.deleteSpan(span.ascending) { pieces.append(($0, $1)) } }
+        let record = recordEvents
+        for span in spans { seq.deleteSpan(span.ascending, wantPositions: record) { if record { pieces.append(($0, $1)) } } }
         guard recordEvents, !pieces.isEmpty else { return }
         // Each piece's position was taken right before it was deleted, so apply them in order.
         for (pos, n) in pieces {

@@ -5,15 +5,21 @@ import Foundation
 public struct EditingTrace: Sendable {
     /// One edit: delete `deleteCount` scalars at `position`, then insert `insert` there.
     public struct Patch: Sendable, Hashable {
+        /// Where the patch applies, in Unicode scalars.
         public var position: Int
+        /// How many scalars it deletes first.
         public var deleteCount: Int
+        /// What it then inserts.
         public var insert: String
     }
 
     /// One transaction: its patches and, for concurrent traces, its parents and agent.
     public struct Transaction: Sendable {
+        /// The patches, applied in order.
         public var patches: [Patch]
+        /// Indexes of the transactions this one was made on top of.
         public var parents: [Int]
+        /// The agent (peer) that made it.
         public var agent: Int
     }
 
@@ -74,6 +80,8 @@ public enum TraceError: Error, Equatable, Sendable {
     case patchFailed(transaction: Int, patch: Int, CRDTError)
     /// A parent index is not an earlier transaction.
     case badParent(transaction: Int, parent: Int)
+    /// Importing one transaction's update into another agent failed.
+    case importFailed(transaction: Int, CRDTError)
 }
 
 /// Replays editing traces into documents: the reusable driver behind the tests, the benchmark
@@ -121,7 +129,7 @@ public enum TraceReplay {
             stack.append(contentsOf: trace.transactions[p].parents)
         }
         for p in needed.sorted() where lastIDs[p] != nil {
-            do { _ = try doc.importUpdates(updates[p]) } catch { throw .malformed("importing txn \(p): \(error)") }
+            do { _ = try doc.importUpdates(updates[p]) } catch { throw .importFailed(transaction: p, error) }
         }
         let before = doc.version
         try apply(txn, index: t, to: &doc)
@@ -158,8 +166,8 @@ public enum TraceReplay {
             updates.append(update)
         }
         for a in docs.indices {
-            for u in updates where !u.isEmpty {
-                do { _ = try docs[a].importUpdates(u) } catch { throw .malformed("final merge: \(error)") }
+            for (t, u) in updates.enumerated() where !u.isEmpty {
+                do { _ = try docs[a].importUpdates(u) } catch { throw .importFailed(transaction: t, error) }
             }
         }
         return ConcurrentResult(agents: docs, updates: updates)

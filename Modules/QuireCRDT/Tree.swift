@@ -264,9 +264,11 @@ extension Document {
     public func isAlive(_ node: TreeID, in c: ContainerID) -> Bool { s.trees[c]?.isAlive(node) ?? false }
 
     /// The property map of a tree node (it may hold a text, e.g. a block's inline content).
+    /// - Complexity: O(1).
     public func properties(of node: TreeID) -> ContainerID { .normal(id: node, type: .map) }
 
     /// The fractional index of an alive node, as bytes.
+    /// - Complexity: O(1) expected.
     public func fractionalIndex(of node: TreeID, in c: ContainerID) -> [UInt8]? { s.trees[c]?.nodes[node]?.position }
 
     private mutating func treeOp(_ c: ContainerID, target: TreeID?, parent: TreeParent, index: Int?) throws(CRDTError) -> TreeID {

@@ -27,6 +27,7 @@ public enum ContainerID: Hashable, Sendable, CustomStringConvertible, Comparable
     }
 
     /// A deterministic order used when listing containers.
+    /// - Complexity: O(length of the descriptions).
     public static func < (a: ContainerID, b: ContainerID) -> Bool { a.description < b.description }
 }
 

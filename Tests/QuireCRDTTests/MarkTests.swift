@@ -94,7 +94,9 @@ import Testing
     func concurrentMarksAndTypingConverge(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
         let base = try make(1, "abcdefgh")
-        var docs = [base] + (2...3).map { p in (try? Document.load(snapshot: base.exportSnapshot(), peer: PeerID(p))) ?? Document(peer: PeerID(p)) }
+        let snapshot = base.exportSnapshot()
+        var docs = [base]
+        for p in 2...3 { docs.append(try Document.load(snapshot: snapshot, peer: PeerID(p))) }
         for _ in 0..<6 {
             for i in docs.indices {
                 let len = docs[i].length(of: Self.t)

@@ -18,7 +18,8 @@ struct SeededRNG: RandomNumberGenerator {
 }
 
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/traces")
 
     /// Decompresses a gzipped fixture with the system gzip (Foundation has no gunzip on Linux).
     static func gunzip(_ name: String) throws -> Data {

@@ -50,7 +50,11 @@ import Testing
                 #expect(fingerprint(copy) == before)
                 #expect(copy.version == version)
             }
-            if i % 3 == 0 { _ = try? Document.load(snapshot: blob, peer: 5) }  // must not crash; errors are expected
+            if i % 3 == 0 {
+                // Loading must not crash; damaged blobs give a typed error.
+                let loaded = Result { () throws(CRDTError) in try Document.load(snapshot: blob, peer: 5) }
+                if case .success = loaded { #expect(reseal, "a snapshot with a broken checksum loaded") }
+            }
         }
         #expect(rejected + accepted == 10_000)
         #expect(rejected > 9_000)
@@ -132,12 +136,14 @@ import Testing
             for u in blobs { _ = try await shared.importUpdates(u) }
         }
         var lengths: [Int] = []
-        while lengths.last != writer.length(of: Self.t) {
+        // Read while the importer runs (bounded, so a failing importer cannot hang the test).
+        for _ in 0..<100_000 where lengths.last != writer.length(of: Self.t) {
             let snap = await shared.snapshot()
             lengths.append(snap.length(of: Self.t))
             await Task.yield()
         }
         try await importer.value
+        #expect(lengths.last == writer.length(of: Self.t))
         #expect(lengths == lengths.sorted())
         #expect(await shared.snapshot().text(Self.t) == writer.text(Self.t))
         var received = 0
@@ -191,5 +197,41 @@ import Testing
             if case .success(let out) = result { #expect(out.count == bytes.count) }
         }
         #expect(throws: CRDTError.self) { try LZ.decompress(packed[...], count: bytes.count + 1) }
+    }
+}
+
+@Suite struct HostileUpdateTests {
+    static let t = ContainerID.root(name: "body", type: .text)
+
+    /// Seals hand-made changes into a well-formed update frame.
+    static func blob(_ changes: [Change]) -> [UInt8] {
+        var tables = EncodeTables()
+        var body = ByteWriter()
+        ChangeCodec.write(changes, &body, &tables, sequences: [:], inlineContent: true)
+        return Frame.seal(.updates) { w in
+            tables.write(&w)
+            w.bytes.append(contentsOf: body.bytes)
+        }
+    }
+
+    @Test func wellFormedButInvalidReferencesAreRejectedWithoutChanges() throws {
+        var doc = Document(peer: 1)
+        try doc.insertText("abc", at: 0, in: Self.t)
+        doc.commit()
+        let before = fingerprint(doc), version = doc.version
+        let cases: [OpContent] = [
+            .delete([DelSpan(peer: 1, start: 1, length: 5)]),                              // runs past the text
+            .delete([DelSpan(peer: 42, start: 0, length: 1)]),                             // unknown peer
+            .insertText(left: OptID(peer: 1, counter: 9), right: .none, Array("x".unicodeScalars)), // unknown origin
+            .mapSet(key: "k", value: .int(1)),                                             // map op on a text
+        ]
+        for content in cases {
+            let change = Change(peer: 7, counter: 0, lamport: 3, deps: [ID(peer: 1, counter: 2)],
+                                ops: [Op(container: Self.t, counter: 0, content: content)], length: 1)
+            var copy = doc
+            #expect(throws: CRDTError.self) { try copy.importUpdates(Self.blob([change])) }
+            #expect(fingerprint(copy) == before)
+            #expect(copy.version == version)
+        }
     }
 }
