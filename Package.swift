@@ -25,7 +25,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"]),
-    ModuleRow(name: "QuireCRDT", dependencies: [], testExclude: ["Fixtures"]),
+    ModuleRow(name: "QuireCRDT", dependencies: []),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
 ]
 
