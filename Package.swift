@@ -18,15 +18,16 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
-    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")]),
+    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
-    ModuleRow(name: "QuirePositionIndex", dependencies: []),
+    ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTextStorage", dependencies: []),
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
-    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"]),
+    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireCRDT", dependencies: []),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -90,7 +91,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuirePluginsTests",
-        dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig"],
+        dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport"],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings
     ),

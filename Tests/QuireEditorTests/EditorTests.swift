@@ -2,19 +2,9 @@ import Foundation
 import QuireModel
 import QuireReconciler
 import QuireTextStorage
+import QuireTestSupport
 import Testing
 @testable import QuireEditor
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// An editor with a storage, as a text view would have, typing through the native entry point.
 func makeEditor(_ paragraphs: [String] = [""]) throws -> Editor {
@@ -280,7 +270,7 @@ extension Editor {
     }
 
     @Test func tenThousandRandomStepsKeepTheInvariants() throws {
-        var generator = SplitMix64(state: 0xED17_0001)
+        var generator = SeededGenerator(seed: 0xED17_0001)
         let editor = try makeEditor(["start"])
         editor.reconciler.checksInvariants = true
         let inserts = ["a", "bc", " ", "\n", "é", "👍🏽", "🇺🇸", "中文", "x\ny", "\u{2028}"]

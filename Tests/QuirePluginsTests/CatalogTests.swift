@@ -4,6 +4,7 @@ import QuireConfig
 import QuireHeading
 import QuireModel
 import QuireQuote
+import QuireTestSupport
 import Testing
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -103,5 +104,39 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(second.type == HeadingNodePlugin.type)
         #expect(second.fields["tag"] == .string("h2"))
         #expect(FlatString.render(middle) == "Ti\ntle")
+    }
+}
+
+@Suite struct PluginConformanceTests {
+    @Test func everyBuiltInNodePluginConforms() throws {
+        let configuration = try Configuration.load(
+            yaml: "version: 1\nplugins:\n" + BuiltInPlugins.catalog.names.map { "  - \($0)\n" }.joined(),
+            catalog: BuiltInPlugins.catalog
+        )
+        let registry = try configuration.makeRegistry()
+        var checked = 0
+        for type in registry.registeredTypes {
+            let plugin = try #require(registry.plugin(for: type))
+            guard plugin.role != .root else { continue }
+            let violations = NodePluginConformance.violations(of: plugin, in: registry)
+            #expect(violations.isEmpty, "\(violations)")
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
+    @Test func theCheckerFindsBrokenPlugins() throws {
+        struct Broken: NodePlugin {
+            var type: NodeType { "broken" }
+            var role: NodeRole { .element(inline: false) }
+            var fields: [FieldSpec] { [FieldSpec("children", .integer, default: .string("zero")), FieldSpec("children", .string, default: .string(""))] }
+        }
+        var registry = NodeRegistry()
+        try registry.register(Broken())
+        let rules = NodePluginConformance.violations(of: Broken(), in: registry).map(\.rule)
+        #expect(rules.contains("field names repeat"))
+        #expect(rules.contains("field \"children\" is reserved"))
+        #expect(rules.contains("the default of \"children\" is not integer"))
+        #expect(NodePluginConformance.violations(of: Broken(), in: NodeRegistry()).map(\.rule).contains("the registry does not contain the plugin"))
     }
 }

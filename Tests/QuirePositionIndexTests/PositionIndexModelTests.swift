@@ -1,16 +1,6 @@
+import QuireTestSupport
 import Testing
 @testable import QuirePositionIndex
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 typealias Index = PositionIndex<Int>
 
@@ -64,7 +54,7 @@ struct NaiveIndex {
 }
 
 @Suite struct PositionIndexModelTests {
-    static func randomSubtree(_ nextKey: inout Int, depth: Int, _ generator: inout SplitMix64) -> Index.Subtree {
+    static func randomSubtree(_ nextKey: inout Int, depth: Int, _ generator: inout SeededGenerator) -> Index.Subtree {
         defer { nextKey += 1 }
         let key = nextKey
         nextKey += 1
@@ -84,7 +74,7 @@ struct NaiveIndex {
 
     @Test(arguments: [1, 2])
     func agreesWithANaiveModel(seed: UInt64) throws {
-        var generator = SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var index = Index()
         var model = NaiveIndex()
         var nextKey = 1
