@@ -46,7 +46,11 @@ extension FugueSequence {
             for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
         }
         var unique = true
-        index = perPeer.mapValues { runs in
+        indexSlots = [:]
+        indexPeers = []
+        indexRuns = []
+        hotSlot = 0
+        for (peer, runs) in perPeer {
             let sorted = runs.sorted { $0.start < $1.start }
             var merged: [IndexRun] = []
             merged.reserveCapacity(sorted.count)
@@ -54,7 +58,9 @@ extension FugueSequence {
                 if let last = merged.last, r.start < last.end { unique = false }
                 if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
             }
-            return merged
+            indexSlots[peer] = indexPeers.count
+            indexPeers.append(peer)
+            indexRuns.append(merged)
         }
         guard !leaves.isEmpty else { root = SeqNode(leaf: true); return unique }
         var level = leaves
