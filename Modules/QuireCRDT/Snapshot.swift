@@ -265,25 +265,43 @@ extension Document {
         // completed (Lamport, origins, content) without storing those fields twice.
         var running: [ContainerID: Int32] = [:]
         var creators: [ContainerID: [PeerID: [Creator]]] = [:]
+        // Ops of one container and peer come in runs: keep their creator list and offset at hand.
+        var currentKey: (ContainerID, PeerID)? = nil
+        var currentCreators: [Creator] = []
+        var currentOffset: Int32 = 0
+        func flush() {
+            guard let (c, p) = currentKey else { return }
+            creators[c, default: [:]][p] = currentCreators
+            running[c] = currentOffset
+        }
         for var ch in history {
             guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
             for j in ch.ops.indices {
                 let op = ch.ops[j]
+                let isSequenceOp: Bool
+                switch op.content {
+                case .insert, .mark: isSequenceOp = true
+                default: isSequenceOp = false
+                }
+                if isSequenceOp, currentKey.map({ $0.0 != op.container || $0.1 != ch.peer }) ?? true {
+                    flush()
+                    currentKey = (op.container, ch.peer)
+                    currentCreators = creators[op.container]?[ch.peer] ?? []
+                    currentOffset = running[op.container] ?? 0
+                }
                 switch op.content {
                 case let .insert(l, rr, _, n):
                     guard op.container.type == .text || op.container.type == .list else {
                         throw .wrongContainerType(container: op.container, expected: .text)
                     }
-                    let start = running[op.container] ?? 0
-                    running[op.container] = start + n
+                    let start = currentOffset
+                    currentOffset = start + n
                     ch.ops[j].content = .insert(left: l, right: rr, content: start, count: n)
-                    creators[op.container, default: [:]][ch.peer, default: []].append(
-                        Creator(counter: op.counter, count: n, left: l, right: rr, offset: start, kind: op.container.type == .text ? .text : .value))
+                    currentCreators.append(Creator(counter: op.counter, count: n, left: l, right: rr, offset: start,
+                                                   kind: op.container.type == .text ? .text : .value))
                 case let .mark(m):
-                    creators[op.container, default: [:]][ch.peer, default: []].append(contentsOf: [
-                        Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart),
-                        Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd),
-                    ])
+                    currentCreators.append(Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart))
+                    currentCreators.append(Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd))
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
                 default: break
@@ -293,6 +311,7 @@ extension Document {
             st.version.extend(peer: ch.peer, to: ch.end)
             st.nextLamport = max(st.nextLamport, ch.lamport + Lamport(ch.length))
         }
+        flush()
         let nf = try r.count("frontier count", minBytes: 2)
         var fr: [ID] = []
         for _ in 0..<nf { fr.append(try r.id(t)) }
@@ -329,6 +348,7 @@ extension Document {
             let containerCreators = creators[c] ?? [:]
             var cachedPeer: PeerID? = nil
             var peerCreators: [Creator] = []
+            var peerChanges: [Change] = []
             for _ in 0..<n {
                 let at = r.offset
                 let head = try r.uvarint()
@@ -346,10 +366,11 @@ extension Document {
                 if cachedPeer != p {
                     cachedPeer = p
                     peerCreators = containerCreators[p] ?? []
+                    peerChanges = st.changes[p] ?? []
                 }
                 guard let op = Creator.find(peerCreators, counter), op.kind == kind,
                       Creator.find(peerCreators, counter + len - 1)?.kind == kind,
-                      let lamport = st.lamport(of: ID(peer: p, counter: counter)) else {
+                      let lamport = DocStorage.lamport(in: peerChanges, counter) else {
                     throw CRDTError.malformedBytes(offset: at, reason: "run \(ID(peer: p, counter: counter)) has no creating op in \(c)")
                 }
                 var e = Elem(peer: p, counter: counter, lamport: lamport, length: len,
