@@ -276,6 +276,11 @@ extension Document {
         }
         for var ch in history {
             guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
+            for d in ch.deps {
+                guard let l = st.lamport(of: d), l < ch.lamport else {
+                    throw .malformedBytes(offset: 0, reason: "change \(ID(peer: ch.peer, counter: ch.counter)) does not follow its dependency \(d)")
+                }
+            }
             for j in ch.ops.indices {
                 let op = ch.ops[j]
                 let isSequenceOp: Bool
@@ -394,6 +399,10 @@ extension Document {
             // Element IDs must be unique.
             guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)") }
             st.sequences[c] = seq
+        }
+        // Every container the history inserts into must have its content.
+        for (c, total) in running where total > 0 && st.sequences[c] == nil {
+            throw .invalidReference(container: c, id: ID(peer: 0, counter: 0), reason: "history inserts into a container without content")
         }
         let nm = try r.count("mark container count", minBytes: 2)
         for _ in 0..<nm {
