@@ -45,6 +45,9 @@ import Testing
                 try copy.importUpdates(blob)
                 accepted += 1
                 #expect(reseal, "a blob with a broken checksum was accepted")
+                // What was accepted must round-trip through a snapshot.
+                let reloaded = Result { () throws(CRDTError) in try Document.load(snapshot: copy.exportSnapshot(), peer: 6) }
+                if case .failure(let e) = reloaded { Issue.record("accepted import does not round-trip: \(e)") }
             } catch {
                 rejected += 1
                 #expect(fingerprint(copy) == before)
