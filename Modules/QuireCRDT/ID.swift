@@ -148,14 +148,14 @@ public struct Frontiers: Hashable, Sendable {
     /// Records a new change `first ..< last+1` whose dependencies are `deps`: the deps leave the
     /// frontier and the change's last ID joins it.
     /// - Complexity: O(f · d) for f frontier and d dependency IDs.
-    /// Replaces the single frontier ID (a local change following its own previous one).
-    /// - Complexity: O(1).
-    mutating func replaceSingle(with id: ID) { ids[0] = id }
-
     mutating func advance(lastID: ID, deps: [ID]) {
         if ids.count == 1, deps.count == 1, ids[0] == deps[0] { ids[0] = lastID; return }
         ids.removeAll { f in f.peer == lastID.peer || deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }
         ids.append(lastID)
         ids.sort()
     }
+
+    /// Replaces the single frontier ID (a local change following its own previous one).
+    /// - Complexity: O(1).
+    mutating func replaceSingle(with id: ID) { ids[0] = id }
 }

@@ -118,8 +118,12 @@ final class FugueSequence {
     @exclusivity(unchecked) var scalars: [Unicode.Scalar] = []
     /// List content: every value ever inserted.
     @exclusivity(unchecked) var values: [Value] = []
-    /// Where each peer's elements live.
-    @exclusivity(unchecked) var index: [PeerID: [IndexRun]] = [:]
+    /// Where each peer's elements live: peer → slot, and per slot the sorted index runs.
+    @exclusivity(unchecked) var indexSlots: [PeerID: Int] = [:]
+    @exclusivity(unchecked) var indexPeers: [PeerID] = []
+    @exclusivity(unchecked) var indexRuns: [[IndexRun]] = []
+    /// The slot used last by a mutation; lookups try it before hashing (reads never write it).
+    @exclusivity(unchecked) var hotSlot = 0
     /// The run the last local insert extended and the visible position right after it; any
     /// other structural change clears it (the typing fast path).
     @exclusivity(unchecked) var typing: (leaf: SeqNode, index: Int, end: Counter, position: Int)?
@@ -213,7 +217,24 @@ final class FugueSequence {
     /// Records that counters `start ..< end` of `peer` live in `leaf`.
     /// - Complexity: O(log r + k) for r runs of the peer, k runs overwritten (plus array shifting).
     func assignIndex(peer: PeerID, start: Counter, end: Counter, leaf: SeqNode) {
-        FugueSequence.assign(&index[peer, default: []], start: start, end: end, leaf: leaf)
+        let s: Int
+        if let existing = slot(of: peer) {
+            s = existing
+        } else {
+            s = indexPeers.count
+            indexPeers.append(peer)
+            indexRuns.append([])
+            indexSlots[peer] = s
+        }
+        hotSlot = s
+        FugueSequence.assign(&indexRuns[s], start: start, end: end, leaf: leaf)
+    }
+
+    /// The index slot of a peer.
+    /// - Complexity: O(1) expected.
+    @inline(__always) func slot(of peer: PeerID) -> Int? {
+        if hotSlot < indexPeers.count && indexPeers[hotSlot] == peer { return hotSlot }
+        return indexSlots[peer]
     }
 
     private static func assign(_ runs: inout [IndexRun], start: Counter, end: Counter, leaf: SeqNode) {
@@ -259,11 +280,13 @@ final class FugueSequence {
     /// The index run holding `id`, if the element exists.
     /// - Complexity: O(log r).
     @inline(__always) func run(containing id: ID) -> IndexRun? {
-        guard let runs = index[id.peer] else { return nil }
-        var lo = 0, hi = runs.count
-        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
-        guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
-        return runs[lo]
+        guard let s = slot(of: id.peer) else { return nil }
+        return indexRuns[s].withUnsafeBufferPointer { runs in
+            var lo = 0, hi = runs.count
+            while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+            guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
+            return runs[lo]
+        }
     }
 
     /// The leaf holding `id`, if the element exists.

@@ -46,7 +46,11 @@ extension FugueSequence {
             for e in leaf.elems { perPeer[e.peer, default: []].append(IndexRun(start: e.counter, end: e.counter + e.length, leaf: leaf)) }
         }
         var unique = true
-        index = perPeer.mapValues { runs in
+        indexSlots = [:]
+        indexPeers = []
+        indexRuns = []
+        hotSlot = 0
+        for (peer, runs) in perPeer {
             let sorted = runs.sorted { $0.start < $1.start }
             var merged: [IndexRun] = []
             merged.reserveCapacity(sorted.count)
@@ -54,7 +58,9 @@ extension FugueSequence {
                 if let last = merged.last, r.start < last.end { unique = false }
                 if let last = merged.last, last.end == r.start, last.leaf === r.leaf { merged[merged.count - 1].end = r.end } else { merged.append(r) }
             }
-            return merged
+            indexSlots[peer] = indexPeers.count
+            indexPeers.append(peer)
+            indexRuns.append(merged)
         }
         guard !leaves.isEmpty else { root = SeqNode(leaf: true); return unique }
         var level = leaves
@@ -259,25 +265,48 @@ extension Document {
         // completed (Lamport, origins, content) without storing those fields twice.
         var running: [ContainerID: Int32] = [:]
         var creators: [ContainerID: [PeerID: [Creator]]] = [:]
+        // Ops of one container and peer come in runs: keep their creator list and offset at hand.
+        var currentKey: (ContainerID, PeerID)? = nil
+        var currentCreators: [Creator] = []
+        var currentOffset: Int32 = 0
+        func flush() {
+            guard let (c, p) = currentKey else { return }
+            creators[c, default: [:]][p] = currentCreators
+            running[c] = currentOffset
+        }
         for var ch in history {
             guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
+            for d in ch.deps {
+                guard let l = st.lamport(of: d), l < ch.lamport else {
+                    throw .malformedBytes(offset: 0, reason: "change \(ID(peer: ch.peer, counter: ch.counter)) does not follow its dependency \(d)")
+                }
+            }
             for j in ch.ops.indices {
                 let op = ch.ops[j]
+                let isSequenceOp: Bool
+                switch op.content {
+                case .insert, .mark: isSequenceOp = true
+                default: isSequenceOp = false
+                }
+                if isSequenceOp, currentKey.map({ $0.0 != op.container || $0.1 != ch.peer }) ?? true {
+                    flush()
+                    currentKey = (op.container, ch.peer)
+                    currentCreators = creators[op.container]?[ch.peer] ?? []
+                    currentOffset = running[op.container] ?? 0
+                }
                 switch op.content {
                 case let .insert(l, rr, _, n):
                     guard op.container.type == .text || op.container.type == .list else {
                         throw .wrongContainerType(container: op.container, expected: .text)
                     }
-                    let start = running[op.container] ?? 0
-                    running[op.container] = start + n
+                    let start = currentOffset
+                    currentOffset = start + n
                     ch.ops[j].content = .insert(left: l, right: rr, content: start, count: n)
-                    creators[op.container, default: [:]][ch.peer, default: []].append(
-                        Creator(counter: op.counter, count: n, left: l, right: rr, offset: start, kind: op.container.type == .text ? .text : .value))
+                    currentCreators.append(Creator(counter: op.counter, count: n, left: l, right: rr, offset: start,
+                                                   kind: op.container.type == .text ? .text : .value))
                 case let .mark(m):
-                    creators[op.container, default: [:]][ch.peer, default: []].append(contentsOf: [
-                        Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart),
-                        Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd),
-                    ])
+                    currentCreators.append(Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart))
+                    currentCreators.append(Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd))
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
                 default: break
@@ -287,6 +316,7 @@ extension Document {
             st.version.extend(peer: ch.peer, to: ch.end)
             st.nextLamport = max(st.nextLamport, ch.lamport + Lamport(ch.length))
         }
+        flush()
         let nf = try r.count("frontier count", minBytes: 2)
         var fr: [ID] = []
         for _ in 0..<nf { fr.append(try r.id(t)) }
@@ -323,6 +353,7 @@ extension Document {
             let containerCreators = creators[c] ?? [:]
             var cachedPeer: PeerID? = nil
             var peerCreators: [Creator] = []
+            var peerChanges: [Change] = []
             for _ in 0..<n {
                 let at = r.offset
                 let head = try r.uvarint()
@@ -340,10 +371,11 @@ extension Document {
                 if cachedPeer != p {
                     cachedPeer = p
                     peerCreators = containerCreators[p] ?? []
+                    peerChanges = st.changes[p] ?? []
                 }
                 guard let op = Creator.find(peerCreators, counter), op.kind == kind,
                       Creator.find(peerCreators, counter + len - 1)?.kind == kind,
-                      let lamport = st.lamport(of: ID(peer: p, counter: counter)) else {
+                      let lamport = DocStorage.lamport(in: peerChanges, counter) else {
                     throw CRDTError.malformedBytes(offset: at, reason: "run \(ID(peer: p, counter: counter)) has no creating op in \(c)")
                 }
                 var e = Elem(peer: p, counter: counter, lamport: lamport, length: len,
@@ -367,6 +399,10 @@ extension Document {
             // Element IDs must be unique.
             guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: r.offset, reason: "overlapping element IDs in \(c)") }
             st.sequences[c] = seq
+        }
+        // Every container the history inserts into must have its content.
+        for (c, total) in running where total > 0 && st.sequences[c] == nil {
+            throw .invalidReference(container: c, id: ID(peer: 0, counter: 0), reason: "history inserts into a container without content")
         }
         let nm = try r.count("mark container count", minBytes: 2)
         for _ in 0..<nm {

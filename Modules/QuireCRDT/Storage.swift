@@ -107,10 +107,16 @@ final class DocStorage: @unchecked Sendable {
     /// - Complexity: O(log c) for c changes of the peer.
     func lamport(of id: ID) -> Lamport? {
         guard let list = changes[id.peer] else { return nil }
+        return DocStorage.lamport(in: list, id.counter)
+    }
+
+    /// The Lamport timestamp of `counter` in one peer's changes.
+    /// - Complexity: O(log c).
+    static func lamport(in list: [Change], _ counter: Counter) -> Lamport? {
         var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
-        guard lo < list.count, list[lo].counter <= id.counter else { return nil }
-        return list[lo].lamport + Lamport(id.counter - list[lo].counter)
+        while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= counter { lo = mid + 1 } else { hi = mid } }
+        guard lo < list.count, list[lo].counter <= counter else { return nil }
+        return list[lo].lamport + Lamport(counter - list[lo].counter)
     }
 
     /// Starts or continues the local transaction and returns the next op's (counter, lamport).

@@ -251,7 +251,18 @@ extension DocStorage {
             }
             remaining = waiting
         }
-        // Validate before touching anything.
+        // Validate before touching anything. Lamport timestamps must grow along dependencies.
+        var readyByPeer: [PeerID: [Change]] = [:]
+        for ch in ready {
+            for d in ch.deps {
+                let l = lamport(of: d) ?? readyByPeer[d.peer].flatMap { DocStorage.lamport(in: $0, d.counter) }
+                guard let l, l < ch.lamport else {
+                    throw .invalidReference(container: .root(name: "", type: .map), id: ID(peer: ch.peer, counter: ch.counter),
+                                            reason: "Lamport \(ch.lamport) does not exceed its dependency \(d)")
+                }
+            }
+            readyByPeer[ch.peer, default: []].append(ch)
+        }
         var batches: [ContainerID: BatchIDs] = [:]
         var batchNodes: [ContainerID: Set<TreeID>] = [:]
         // Ops of one container come in runs: keep that container's batch at hand.

@@ -45,6 +45,9 @@ import Testing
                 try copy.importUpdates(blob)
                 accepted += 1
                 #expect(reseal, "a blob with a broken checksum was accepted")
+                // What was accepted must round-trip through a snapshot.
+                let reloaded = Result { () throws(CRDTError) in try Document.load(snapshot: copy.exportSnapshot(), peer: 6) }
+                if case .failure(let e) = reloaded { Issue.record("accepted import does not round-trip: \(e)") }
             } catch {
                 rejected += 1
                 #expect(fingerprint(copy) == before)
@@ -232,6 +235,39 @@ import Testing
             #expect(throws: CRDTError.self) { try copy.importUpdates(Self.blob([change])) }
             #expect(fingerprint(copy) == before)
             #expect(copy.version == version)
+        }
+    }
+}
+
+@Suite struct HostileSnapshotTests {
+    /// Re-seals a snapshot whose body was edited, so only the semantic checks can catch it.
+    static func reseal(_ bytes: [UInt8]) -> [UInt8] {
+        var b = bytes
+        let crc = CRC32.checksum(b, count: b.count - 4)
+        for i in 0..<4 { b[b.count - 4 + i] = UInt8((crc >> (8 * UInt32(i))) & 0xFF) }
+        return b
+    }
+
+    @Test(arguments: 0..<UInt64(1000))
+    func resealedSnapshotMutationsLoadOrThrowAndStayUsable(seed: UInt64) throws {
+        var rng = SeededRNG(seed: seed)
+        let source = try SyncTests.sample()
+        // A small body (no compression) so mutations hit the structure directly.
+        var doc = Document(peer: 1)
+        try doc.insertText("ab", at: 0, in: SyncTests.t)
+        try doc.mark(0..<1, key: "bold", value: .bool(true), in: SyncTests.t)
+        doc.commit()
+        let blobs = [doc.exportSnapshot(), source.exportSnapshot()]
+        var bytes = blobs[Int(seed % 2)]
+        for _ in 0..<rng.int(1..<3) { bytes[rng.int(2..<(bytes.count - 4))] ^= UInt8(rng.int(1..<256)) }
+        let result = Result { () throws(CRDTError) in try Document.load(snapshot: Self.reseal(bytes), peer: 9) }
+        if case .success(var loaded) = result {
+            // Whatever loaded must stay usable: export, re-import and edit without crashing.
+            let again = Result { () throws(CRDTError) in try Document.load(snapshot: loaded.exportSnapshot(), peer: 10) }
+            if case .failure(let e) = again { Issue.record("re-export of a loaded snapshot failed: \(e)") }
+            var fresh = Document(peer: 11)
+            _ = Result { () throws(CRDTError) in try fresh.importUpdates(loaded.exportUpdates()) }
+            _ = Result { () throws(CRDTError) in try loaded.insertText("x", at: 0, in: SyncTests.t) }
         }
     }
 }

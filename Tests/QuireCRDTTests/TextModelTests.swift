@@ -117,3 +117,27 @@ import Testing
         #expect(b.map(inner) == ["x": .bool(true)])
     }
 }
+
+@Suite struct MapModelTests {
+    @Test(arguments: 0..<10)
+    func mapMatchesDictionaryModel(seed: UInt64) throws {
+        var rng = SeededRNG(seed: seed)
+        let m = ContainerID.root(name: "m", type: .map)
+        var doc = Document(peer: 5)
+        var model: [String: Value] = [:]
+        for step in 0..<400 {
+            let key = "k\(rng.int(0..<8))"
+            if rng.chance(0.3) {
+                try doc.removeKey(key, in: m)
+                model[key] = nil
+            } else {
+                let v: Value = rng.chance(0.5) ? .int(Int64(step)) : .string(randomString(&rng, maxScalars: 2))
+                try doc.set(key, v, in: m)
+                model[key] = v
+            }
+            if step % 4 == 0 { doc.commit() }
+            #expect(doc.map(m) == model)
+            #expect(doc.get(key, in: m) == model[key])
+        }
+    }
+}
