@@ -13,8 +13,6 @@ struct ModuleRow {
     var dependencies: [Target.Dependency]
     var testDependencies: [Target.Dependency] = []
     var hasTests = true
-    /// Folders of the test target that are data read at run time, not sources.
-    var testExclude: [String] = []
 }
 
 let modules: [ModuleRow] = [
@@ -25,7 +23,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: []),
+    ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
@@ -111,7 +109,6 @@ for module in modules {
             name: "\(module.name)Tests",
             dependencies: [.target(name: module.name)] + module.testDependencies,
             path: "Tests/\(module.name)Tests",
-            exclude: module.testExclude,
             swiftSettings: strictSettings
         ))
     }

@@ -44,7 +44,7 @@ public final class Editor {
     public init(state: EditorState = EditorState(paragraphs: [""]), storage: TextStorage? = nil, theme: Theme = .standard, history: History = History()) throws(EditorError) {
         var initial = state
         if initial.selection == nil, let firstBlock = initial.textBlocks().first {
-            initial.selection = RangeSelection(caret: SelectionMapperShim.start(of: firstBlock, in: initial))
+            initial.selection = RangeSelection(caret: SelectionMapper.start(of: firstBlock, in: initial))
         }
         initial.clearDirtyNodes()
         self.state = initial
@@ -163,7 +163,7 @@ public final class Editor {
     public func setState(_ newState: EditorState) throws(EditorError) {
         var next = newState
         if next.selection == nil, let firstBlock = next.textBlocks().first {
-            next.selection = RangeSelection(caret: SelectionMapperShim.start(of: firstBlock, in: next))
+            next.selection = RangeSelection(caret: SelectionMapper.start(of: firstBlock, in: next))
         }
         next.clearDirtyNodes()
         do { try reconciler.replaceState(with: next) } catch { throw .reconcile(error.description) }
@@ -438,13 +438,5 @@ public final class Editor {
         do { try storage.setSelectedRange(NSRange(range)) } catch {
             for listener in errorListeners { listener.body(EditorError.storage(error.description)) }
         }
-    }
-}
-
-/// Caret placement shared with the selection mapper.
-enum SelectionMapperShim {
-    static func start(of block: NodeKey, in state: EditorState) -> Point {
-        if let first = state[block]?.firstChild, state[first]?.role == .text { return .text(first, 0) }
-        return .element(block, 0)
     }
 }

@@ -121,12 +121,12 @@ public final class Reconciler {
     ) throws(ReconcilerError) {
         // 1. Removed and moved nodes leave (a removed ancestor takes its descendants along).
         for key in changes.removed.union(changes.moved) where index.contains(key) {
-            let range = try indexCall { try index.range(of: key) }
+            let range = try Self.translate { try index.range(of: key) }
             if let storage, !range.isEmpty {
-                try storageCall { try storage.replaceCharacters(in: NSRange(range), with: "") }
+                try Self.translate { try storage.replaceCharacters(in: NSRange(range), with: "") }
                 report.storageEdits += 1
             }
-            report.removedNodes += try indexCall { try index.remove(key) }.count
+            report.removedNodes += try Self.translate { try index.remove(key) }.count
         }
         // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
         var inserted = Set<NodeKey>()
@@ -162,7 +162,7 @@ public final class Reconciler {
         guard let first = state[ordered[0]], let parent = first.parent else { return }
         let point: PositionIndex<NodeKey>.InsertionPoint = first.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
         let subtrees = ordered.map { Self.subtree($0, in: state) }
-        try indexCall { try index.insert(subtrees, at: point) }
+        try Self.translate { try index.insert(subtrees, at: point) }
         for subtree in subtrees { markInserted(subtree, into: &inserted) }
         report.insertedNodes += ordered.count
         if let storage {
@@ -170,8 +170,8 @@ public final class Reconciler {
             for missing in ordered { Self.appendSubtree(missing, in: state, theme: theme, to: &builder) }
             let rendered = builder.build()
             if rendered.length > 0 {
-                let location = try indexCall { try index.range(of: ordered[0]) }.lowerBound
-                try storageCall { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
+                let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
+                try Self.translate { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
                 report.storageEdits += 1
             }
         }
@@ -195,29 +195,29 @@ public final class Reconciler {
         let oldParts = oldNode.map { Self.parts(of: $0, in: previous, theme: theme, inherited: oldInherited) }
         for (part, new) in zip(PositionIndex<NodeKey>.Part.allCases, newParts) {
             let old = oldParts?[Int(part.rawValue)]
-            let location = try indexCall { try index.location(of: key, part: part) }
-            let oldLength = try indexCall { try index.lengths(of: key) }[part]
+            let location = try Self.translate { try index.location(of: key, part: part) }
+            let oldLength = try Self.translate { try index.lengths(of: key) }[part]
             if old?.text == new.text && old?.attributes == new.attributes && oldLength == new.text.utf16.count { continue }
             report.updatedParts += 1
             if let storage {
                 if old?.text == new.text && oldLength == new.text.utf16.count {
                     if new.text.utf16.count > 0 {
-                        try storageCall { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
+                        try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
                         report.storageEdits += 1
                     }
                 } else {
                     let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
                     let replacement = AttributedText(edit.replacement, attributes: new.attributes)
-                    try storageCall {
+                    try Self.translate {
                         try storage.replaceCharacters(in: NSRange(location: location + edit.start, length: edit.deleted), with: replacement)
                     }
                     report.storageEdits += 1
                     if old?.attributes != new.attributes, new.text.utf16.count > 0 {
-                        try storageCall { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
+                        try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
                     }
                 }
             }
-            try indexCall { try index.setLength(new.text.utf16.count, of: key, part: part) }
+            try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
         }
         // An element whose own attributes changed restyles its descendants.
         if let storage, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
@@ -230,8 +230,8 @@ public final class Reconciler {
         while let current = stack.popLast(), let node = state[current] {
             let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
             for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
-                let location = try indexCall { try index.location(of: current, part: part) }
-                try storageCall { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
+                let location = try Self.translate { try index.location(of: current, part: part) }
+                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
             }
             stack.append(contentsOf: state.children(of: current).map(\.key))
         }
@@ -341,14 +341,6 @@ public final class Reconciler {
     }
 
     // MARK: Error plumbing
-
-    private func indexCall<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {
-        try Self.translate(body)
-    }
-
-    private func storageCall<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {
-        try Self.translate(body)
-    }
 
     /// Runs `body`, translating the index's and the storage's typed errors into ours.
     static func translate<T>(_ body: () throws -> T) throws(ReconcilerError) -> T {

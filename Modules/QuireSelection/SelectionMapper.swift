@@ -57,8 +57,11 @@ public enum SelectionMapper {
         }
     }
 
-    /// The first caret position inside a node's content.
-    static func start(of key: NodeKey, in state: EditorState) -> Point {
+    /// The first caret position inside a node's content: the start of its first text, or the
+    /// element's offset 0 when it has none.
+    ///
+    /// - Complexity: O(depth).
+    public static func start(of key: NodeKey, in state: EditorState) -> Point {
         guard let node = state[key] else { return .element(.root, 0) }
         if node.role == .text { return .text(key, 0) }
         guard node.role.isElement else {

@@ -1,18 +1,14 @@
 import Foundation
+import QuireTestSupport
 import Testing
 @testable import QuireCRDT
 
-/// SplitMix64: a tiny seeded generator so every randomized test is reproducible from its seed.
+/// The project's seeded generator with the helpers these tests use. The seed is offset once so
+/// that every seed keeps producing the cases it always has.
 struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var base: SeededGenerator
+    init(seed: UInt64) { base = SeededGenerator(seed: seed &+ 0x9E37_79B9_7F4A_7C15) }
+    mutating func next() -> UInt64 { base.next() }
     mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
 }

@@ -224,13 +224,7 @@ public struct TextLayout: Sendable {
     ///
     /// - Complexity: O(log L) for L lines.
     func lineIndex(containing offset: Int) -> Int {
-        var low = 0
-        var high = lines.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if lines[mid].start <= offset { low = mid } else { high = mid - 1 }
-        }
-        return low
+        Self.lastIndex(in: lines, notAfter: offset) { $0.start }
     }
 
     /// The position of a UTF-16 offset (the end of a paragraph maps to its last line's end).
@@ -245,12 +239,7 @@ public struct TextLayout: Sendable {
             let last = line.runs.count - 1
             return TextPosition(layout: line.paragraph, line: lineInLayout, run: last, runSlice: line.runs[last].clusterStarts.count)
         }
-        var low = 0
-        var high = line.runs.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if line.runs[mid].range.lowerBound <= offset { low = mid } else { high = mid - 1 }
-        }
+        let low = Self.lastIndex(in: line.runs, notAfter: offset) { $0.range.lowerBound }
         let run = line.runs[low]
         let slice = Self.lastIndex(in: run.clusterStarts, notAfter: offset)
         return TextPosition(layout: line.paragraph, line: lineInLayout, run: low, runSlice: slice)
@@ -285,13 +274,7 @@ public struct TextLayout: Sendable {
     ///
     /// - Complexity: O(log L).
     func lineIndex(atY y: Double) -> Int {
-        var low = 0
-        var high = lines.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if lines[mid].y <= y { low = mid } else { high = mid - 1 }
-        }
-        return low
+        Self.lastIndex(in: lines, notAfter: y) { $0.y }
     }
 
     /// The caret position nearest to `point`: the line under it, then the nearest cluster edge.
@@ -302,12 +285,7 @@ public struct TextLayout: Sendable {
         let line = lines[global]
         let lineInLayout = global - firstLine[line.paragraph]
         guard !line.runs.isEmpty else { return TextPosition(layout: line.paragraph, line: lineInLayout, run: 0, runSlice: 0) }
-        var low = 0
-        var high = line.runs.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if line.runs[mid].x <= point.x { low = mid } else { high = mid - 1 }
-        }
+        let low = Self.lastIndex(in: line.runs, notAfter: point.x) { $0.x }
         let run = line.runs[low]
         let local = point.x - run.x
         let slice = Self.lastIndex(in: run.clusterEdges, notAfter: local)
@@ -325,11 +303,19 @@ public struct TextLayout: Sendable {
     public func offset(at point: LayoutPoint) -> Int { offset(of: position(at: point)) }
 
     static func lastIndex<T: Comparable>(in sorted: [T], notAfter value: T) -> Int {
+        lastIndex(in: sorted, notAfter: value) { $0 }
+    }
+
+    /// The index of the last element whose `key` is at or before `value` (0 when none is), for
+    /// elements sorted by `key`: the binary search behind every coordinate conversion here.
+    ///
+    /// - Complexity: O(log n).
+    static func lastIndex<Element, T: Comparable>(in sorted: [Element], notAfter value: T, by key: (Element) -> T) -> Int {
         var low = 0
         var high = sorted.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if sorted[mid] <= value { low = mid } else { high = mid - 1 }
+            if key(sorted[mid]) <= value { low = mid } else { high = mid - 1 }
         }
         return max(0, low)
     }
@@ -373,12 +359,7 @@ public struct TextLayout: Sendable {
 
     func runsNear(_ x: Double, in line: LayoutLine) -> ArraySlice<LayoutRun> {
         guard !line.runs.isEmpty else { return [] }
-        var low = 0
-        var high = line.runs.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if line.runs[mid].x <= x { low = mid } else { high = mid - 1 }
-        }
+        let low = Self.lastIndex(in: line.runs, notAfter: x) { $0.x }
         return line.runs[low...low]
     }
 }
