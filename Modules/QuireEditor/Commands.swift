@@ -29,6 +29,27 @@ public enum Commands {
     public static let formatText = CommandType<TextFormat>("formatText")
     public static let undo = CommandType<Void>("undo")
     public static let redo = CommandType<Void>("redo")
+    /// The Tab key, with `true` for Shift-Tab. No built-in handler: plugins give it meaning
+    /// (a table moves between cells, a list indents), and `dispatch` returns false otherwise so
+    /// that the view can insert a tab character.
+    public static let keyTab = CommandType<Bool>("keyTab")
+}
+
+/// What a plugin adds to an editor at run time: commands, node transforms, listeners. A plugin
+/// descriptor returns one among its extensions; `Editor.install(_:)` registers them.
+public protocol EditorExtension: Sendable {
+    /// Registers the extension's handlers on `editor`; returns their tokens so that an app can
+    /// remove them again.
+    func register(on editor: Editor) -> [ListenerToken]
+}
+
+extension Editor {
+    /// Registers every `EditorExtension` among `extensions` (a configuration's plugin extensions,
+    /// in plugin order) and returns all their tokens.
+    @discardableResult
+    public func install(_ extensions: [any Sendable]) -> [ListenerToken] {
+        extensions.compactMap { $0 as? any EditorExtension }.flatMap { $0.register(on: self) }
+    }
 }
 
 /// Why an editor operation failed. The editor's state, storage and selection are unchanged.

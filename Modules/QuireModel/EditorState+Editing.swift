@@ -137,7 +137,9 @@ extension EditorState {
         let format = selection?.format ?? []
         let style = selection?.style ?? ""
         let (startBoundary, endBoundary) = try splitBoundaries(start, end, lift: true)
-        let caret = try deleteBetween(startBoundary, endBoundary)
+        let caret = isolatingAncestor(of: startBoundary.parent) == isolatingAncestor(of: endBoundary.parent)
+            ? try deleteBetween(startBoundary, endBoundary)
+            : try deleteInsideBlocks(startBoundary, endBoundary)
         selection = RangeSelection(caret: caret, format: format, style: style)
         try normalizeText(around: caret)
     }
@@ -195,6 +197,27 @@ extension EditorState {
             try remove(key)
         }
         return caretPoint(at: Boundary(parent: startBlock, index: joinIndex))
+    }
+
+    /// Removes the inline content between two block-level boundaries in different editing
+    /// boundaries (table cells): each text block in between is emptied, the end blocks lose the
+    /// selected part, and no block is removed or merged, so a cell can never lose its place.
+    /// Returns the caret point at the start.
+    ///
+    /// - Complexity: O(blocks + removed nodes) between the boundaries.
+    mutating func deleteInsideBlocks(_ start: Boundary, _ end: Boundary) throws(ModelError) -> Point {
+        var block: NodeKey? = start.parent
+        while let current = block {
+            let from = current == start.parent ? start.index : 0
+            let isLast = current == end.parent
+            let to = isLast ? end.index : self[current]?.childCount ?? 0
+            for _ in from..<max(from, to) {
+                if let key = child(at: from, of: current) { try remove(key) }
+            }
+            if isLast { break }
+            block = nextTextBlock(after: current, crossingBoundaries: true)
+        }
+        return caretPoint(at: start)
     }
 
     // MARK: Inserting text
@@ -358,6 +381,14 @@ extension EditorState {
         }
         let position: BlockSplitPosition = split.index == 0 && blockNode.childCount > 0 ? .start
             : split.index >= blockNode.childCount ? .end : .middle
+        if let plugin = plugin(of: blockNode) {
+            var attempt = self
+            attempt.selection = RangeSelection(caret: attempt.caretPoint(at: split), format: selection.format, style: selection.style)
+            if try plugin.insertParagraph(in: blockNode, at: position, state: &attempt) {
+                self = attempt
+                return
+            }
+        }
         let template = plugin(of: blockNode)?.blockAfterSplit(of: blockNode, at: position)
             ?? (position == .middle ? BlockTemplate(type: blockNode.type, fields: blockNode.fields) : .paragraph(continuing: blockNode))
         let newBlock: NodeKey

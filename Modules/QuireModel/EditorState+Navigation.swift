@@ -175,30 +175,54 @@ extension EditorState {
         return result
     }
 
-    /// The text block before `block` in document order, or nil at the document start.
-    func previousTextBlock(before block: NodeKey) -> NodeKey? {
+    /// The text block before `block` in document order, or nil at the document start — or, unless
+    /// `crossingBoundaries`, at the start of the editing boundary (table cell) holding `block`.
+    ///
+    /// - Complexity: O(depth + siblings walked).
+    public func previousTextBlock(before block: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
         var current = block
         while let node = self[current] {
             if let previous = node.previousSibling {
                 return lastTextBlock(in: previous)
             }
-            guard let parent = node.parent, parent != .root else { return nil }
+            guard let parent = node.parent, parent != .root, crossingBoundaries || !isolatesContent(parent) else { return nil }
             current = parent
         }
         return nil
     }
 
-    /// The text block after `block` in document order, or nil at the document end.
-    func nextTextBlock(after block: NodeKey) -> NodeKey? {
+    /// The text block after `block` in document order, or nil at the document end — or, unless
+    /// `crossingBoundaries`, at the end of the editing boundary (table cell) holding `block`.
+    ///
+    /// - Complexity: O(depth + siblings walked).
+    public func nextTextBlock(after block: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
         var current = block
         while let node = self[current] {
             if let next = node.nextSibling {
                 return firstTextBlock(in: next)
             }
-            guard let parent = node.parent, parent != .root else { return nil }
+            guard let parent = node.parent, parent != .root, crossingBoundaries || !isolatesContent(parent) else { return nil }
             current = parent
         }
         return nil
+    }
+
+    /// Whether the node is an editing boundary (its plugin's `isolatesContent`).
+    public func isolatesContent(_ key: NodeKey) -> Bool {
+        guard let node = self[key] else { return false }
+        return plugin(of: node)?.isolatesContent ?? false
+    }
+
+    /// The nearest ancestor-or-self that is an editing boundary (a table cell), or the root.
+    ///
+    /// - Complexity: O(depth).
+    public func isolatingAncestor(of key: NodeKey) -> NodeKey {
+        var current: NodeKey? = key
+        while let candidate = current, candidate != .root {
+            if isolatesContent(candidate) { return candidate }
+            current = self[candidate]?.parent
+        }
+        return .root
     }
 
     private func lastTextBlock(in key: NodeKey) -> NodeKey? {

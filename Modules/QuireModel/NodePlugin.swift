@@ -114,6 +114,14 @@ public protocol NodePlugin: Sendable {
     /// Backspace with the caret at the very start of this block, before the default (merging into
     /// the previous block) runs. Return true when the plugin handled it. Default: not handled.
     func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool
+    /// Enter with a collapsed caret in this block (the selected text is already removed), before
+    /// the default split runs. Return true when the plugin handled it — a list item exits its
+    /// list when empty, for instance. Default: not handled.
+    func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool
+    /// Whether the node is an editing boundary, Lexical's "shadow root" (a table cell): Backspace
+    /// and Delete never merge blocks across it, and a selection that crosses it deletes text
+    /// inside each block but keeps every block. Default: false.
+    var isolatesContent: Bool { get }
 }
 
 /// Where the caret was when Enter split a block.
@@ -171,6 +179,8 @@ extension NodePlugin {
         position == .middle ? BlockTemplate(type: node.type, fields: node.fields) : .paragraph(continuing: node)
     }
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool { false }
+    public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool { false }
+    public var isolatesContent: Bool { false }
 }
 
 /// The fields every element serializes in Lexical JSON.

@@ -98,3 +98,30 @@ public struct Theme: Sendable {
     }
 }
 
+
+/// The attributes a node plugin gives its node types. A plugin descriptor returns one among its
+/// extensions; `Theme.including(_:)` adds them to a theme, the theme's own entries winning.
+public struct ThemeContribution: Sendable {
+    /// Attributes by node type.
+    public var nodeTypes: [NodeType: Attributes]
+    /// Attributes that depend on a node's fields, by node type.
+    public var nodeStyles: [NodeType: @Sendable (Node) -> Attributes]
+
+    public init(nodeTypes: [NodeType: Attributes] = [:], nodeStyles: [NodeType: @Sendable (Node) -> Attributes] = [:]) {
+        self.nodeTypes = nodeTypes
+        self.nodeStyles = nodeStyles
+    }
+}
+
+extension Theme {
+    /// This theme plus every `ThemeContribution` among `extensions` (a configuration's plugin
+    /// extensions). An entry the theme already has for a type is kept: the app's theme wins.
+    public func including(_ extensions: [any Sendable]) -> Theme {
+        var result = self
+        for contribution in extensions.compactMap({ $0 as? ThemeContribution }) {
+            result.nodeTypes.merge(contribution.nodeTypes) { mine, _ in mine }
+            result.nodeStyles.merge(contribution.nodeStyles) { mine, _ in mine }
+        }
+        return result
+    }
+}

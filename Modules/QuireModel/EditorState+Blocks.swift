@@ -1,0 +1,73 @@
+/// Block-level operations that node plugins build their commands from.
+extension EditorState {
+    /// The text blocks (paragraph-like blocks holding inline content) that the selection touches,
+    /// in document order, crossing editing boundaries.
+    ///
+    /// - Complexity: O(depth + blocks between the selection's ends + siblings walked).
+    public func selectedTextBlocks() throws(ModelError) -> [NodeKey] {
+        let (start, end) = try orderedSelectionPoints()
+        let first = block(containing: start.key)
+        let last = block(containing: end.key)
+        var result = [first]
+        var current = first
+        while current != last, let next = nextTextBlock(after: current, crossingBoundaries: true) {
+            result.append(next)
+            current = next
+        }
+        return result
+    }
+
+    /// Replaces `block` by a new block made from `template`, moving its children (their keys
+    /// survive) and mapping selection points on the old block to the new one. Returns the new key.
+    ///
+    /// - Throws: `ModelError` when the template's type is not registered or its fields are
+    ///   invalid, or the new type may not sit where the block is; nothing changes then.
+    /// - Complexity: O(children · log n).
+    @discardableResult
+    public mutating func replaceBlock(_ block: NodeKey, with template: BlockTemplate) throws(ModelError) -> NodeKey {
+        guard try node(block).parent != nil else {
+            throw .invalidPoint(.element(block, 0), reason: "the root cannot be replaced")
+        }
+        var attempt = self
+        let replacement = try attempt.createNode(type: template.type, fields: template.fields)
+        try attempt.insert(replacement, after: block)
+        try attempt.moveChildren(of: block, from: 0, to: replacement, at: 0)
+        try attempt.remove(block)
+        if let selection = attempt.selection {
+            func mapped(_ point: Point) -> Point { point.key == block ? .element(replacement, point.offset) : point }
+            attempt.selection = RangeSelection(anchor: mapped(selection.anchor), focus: mapped(selection.focus), format: selection.format, style: selection.style)
+        }
+        self = attempt
+        return replacement
+    }
+
+    /// Lexical's `$setBlocksType`: turns every selected text block whose parent accepts the
+    /// template's type into a block of that type (children, their keys and the selection kept).
+    /// Blocks whose parent does not accept the type (a list item, for instance) are left alone;
+    /// returns the new blocks.
+    ///
+    /// - Complexity: O(selected blocks · (children + depth) · log n).
+    @discardableResult
+    public mutating func setBlocksType(_ template: BlockTemplate) throws(ModelError) -> [NodeKey] {
+        guard let plugin = registry.plugin(for: template.type) else { throw .unknownType(template.type) }
+        var attempt = self
+        var replaced: [NodeKey] = []
+        for block in try attempt.selectedTextBlocks() {
+            guard let node = attempt[block], let parent = node.parent.flatMap({ attempt[$0] }),
+                  let parentPlugin = attempt.plugin(of: parent),
+                  parentPlugin.childRule.accepts(type: template.type, role: plugin.role) else { continue }
+            if node.type == template.type && template.fields.allSatisfy({ node.fields[$0.key] == $0.value }) {
+                replaced.append(block)
+                continue
+            }
+            var fields = template.fields
+            // Alignment, direction and indent belong to the block, not to its type.
+            for name in ["format", "direction", "indent"] where fields[name] == nil && node.role.isElement {
+                if let value = node.fields[name], plugin.fields.contains(where: { $0.name == name }) { fields[name] = value }
+            }
+            replaced.append(try attempt.replaceBlock(block, with: BlockTemplate(type: template.type, fields: fields)))
+        }
+        self = attempt
+        return replaced
+    }
+}

@@ -1,0 +1,43 @@
+import QuireEditor
+import QuireModel
+import QuireReconciler
+import QuireTextStorage
+import Testing
+
+/// How plugins reach an editor: `EditorExtension`s among a configuration's extensions, and
+/// `ThemeContribution`s added to a theme.
+@Suite struct ExtensionTests {
+    /// Answers Tab by typing two spaces; Shift-Tab is left to others.
+    struct SoftTabs: EditorExtension {
+        func register(on editor: Editor) -> [ListenerToken] {
+            [editor.registerCommand(Commands.keyTab) { shift, editor in
+                guard !shift else { return false }
+                try editor.update { try $0.insertText("  ") }
+                return true
+            }]
+        }
+    }
+
+    @Test func installRegistersOnlyEditorExtensions() throws {
+        let editor = try Editor(state: EditorState(paragraphs: ["x"]))
+        let tokens = editor.install([SoftTabs(), "not an extension", ThemeContribution()])
+        #expect(tokens.count == 1)
+        #expect(try editor.dispatch(Commands.keyTab, false))
+        #expect(FlatString.render(editor.state) == "  x")
+        #expect(try !editor.dispatch(Commands.keyTab, true), "nobody handles Shift-Tab")
+        for token in tokens { editor.unregister(token) }
+        #expect(try !editor.dispatch(Commands.keyTab, false), "unregistered")
+    }
+
+    @Test func themeContributionsAddAttributesButTheThemeWins() throws {
+        let key = AttributeKey("test.tone")
+        let contribution = ThemeContribution(
+            nodeTypes: [.paragraph: [key: "plugin"], "note": [key: "note"]],
+            nodeStyles: ["note": { node in [key: .string(node.fields["tone"]?.stringValue ?? "")] }]
+        )
+        let theme = Theme(nodeTypes: [.paragraph: [key: "app"]]).including([contribution, 42])
+        #expect(theme.nodeTypes[.paragraph] == [key: "app"])
+        #expect(theme.nodeTypes["note"] == [key: "note"])
+        #expect(theme.nodeStyles["note"] != nil)
+    }
+}
