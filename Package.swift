@@ -89,7 +89,10 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuirePluginsTests",
-        dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport"],
+        dependencies: [
+            "QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireEditor", "QuireReconciler", "QuireSelection", "QuireTextStorage",
+        ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings
     ),

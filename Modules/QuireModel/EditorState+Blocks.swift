@@ -70,4 +70,31 @@ extension EditorState {
         self = attempt
         return replaced
     }
+
+    /// Lexical's `$insertNodeToNearestRoot`: inserts the detached block `key` at the selection's
+    /// focus, splitting the text block there and every block above it up to the root or the
+    /// nearest editing boundary (a table cell). Both halves of every split stay, even when empty,
+    /// as in Lexical; the selected text is kept. The caret goes to the start of the block after
+    /// the inserted one.
+    ///
+    /// - Throws: `ModelError` when the block may not sit there (nothing changes then).
+    /// - Complexity: O(depth · (children moved + siblings) · log n).
+    public mutating func insertBlockAtNearestRoot(_ key: NodeKey) throws(ModelError) {
+        let selection = try requireSelection()
+        var attempt = self
+        var position = try attempt.liftBoundary(try attempt.boundary(at: selection.focus))
+        while position.parent != .root, !attempt.isolatesContent(position.parent) {
+            let block = try attempt.node(position.parent)
+            guard let parent = block.parent, let index = attempt.indexInParent(block.key) else { throw .notAttached(block.key) }
+            let tail = attempt.createUnchecked(copying: block)
+            try attempt.moveChildren(of: block.key, from: position.index, to: tail, at: 0)
+            try attempt.insert(tail, after: block.key)
+            position = Boundary(parent: parent, index: index + 1)
+        }
+        try attempt.insertChild(key, at: position)
+        let caret = attempt[key]?.nextSibling.flatMap { attempt.firstTextBlock(in: $0, crossingBoundaries: true) }
+            .map { attempt.startPoint(of: $0) } ?? .element(position.parent, position.index + 1)
+        attempt.selection = RangeSelection(caret: caret, format: selection.format, style: selection.style)
+        self = attempt
+    }
 }

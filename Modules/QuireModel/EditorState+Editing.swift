@@ -40,7 +40,9 @@ extension EditorState {
 
     /// A caret point for a boundary: the end of the text before it, else the start of the text
     /// after it, else the element point itself.
-    func caretPoint(at boundary: Boundary) -> Point {
+    ///
+    /// - Complexity: O(index) to find the children beside the boundary.
+    public func caretPoint(at boundary: Boundary) -> Point {
         if boundary.index > 0, let before = child(at: boundary.index - 1, of: boundary.parent), let node = self[before] {
             if node.role == .text { return .text(before, textLength(before)) }
         }
@@ -111,20 +113,28 @@ extension EditorState {
         return current
     }
 
-    /// Moves the children of `source` from `start` on to `target`, before its child `index`.
-    mutating func moveChildren(of source: NodeKey, from start: Int, to target: NodeKey, at index: Int) throws(ModelError) {
+    /// Moves the children of `source` from `start` on to `target`, before its child `index`; their
+    /// keys survive.
+    ///
+    /// - Throws: `ModelError.childNotAccepted` when `target` does not take one of them (or
+    ///   `target` is inside a moved child); nothing is moved then.
+    /// - Complexity: O(start + index + moved · log₃₂ n).
+    public mutating func moveChildren(of source: NodeKey, from start: Int, to target: NodeKey, at index: Int) throws(ModelError) {
         var moving: [NodeKey] = []
         var current = child(at: start, of: source)
         while let key = current {
             moving.append(key)
             current = self[key]?.nextSibling
         }
-        var anchor = index > 0 ? child(at: index - 1, of: target) : nil
+        guard !moving.isEmpty else { return }
+        var attempt = self
+        var anchor = index > 0 ? attempt.child(at: index - 1, of: target) : nil
         for key in moving {
-            try detach(key)
-            if let previous = anchor { try insert(key, after: previous) } else { try prepend(key, to: target) }
+            try attempt.detach(key)
+            if let previous = anchor { try attempt.insert(key, after: previous) } else { try attempt.prepend(key, to: target) }
             anchor = key
         }
+        self = attempt
     }
 
     // MARK: Deleting the selection
@@ -132,16 +142,146 @@ extension EditorState {
     /// Deletes the selected content, merging the blocks at its ends, and collapses the selection
     /// to where it was. Does nothing for a collapsed selection.
     public mutating func removeSelectedText() throws(ModelError) {
-        let (start, end) = try orderedSelectionPoints()
+        var (start, end) = try orderedSelectionPoints()
         guard start != end else { return }
         let format = selection?.format ?? []
         let style = selection?.style ?? ""
+        let startSide = blockDecoratorSide(of: start)
+        let endSide = blockDecoratorSide(of: end)
+        if startSide != nil || endSide != nil {
+            try removeBesideBlockDecorators(start, end, startSide: startSide, endSide: endSide)
+            return
+        }
+        // An end between blocks (not beside a decorator) moves into the text block there, so that
+        // the deletion below only ever sees boundaries inside text blocks.
+        start = textPosition(atContainerPoint: start) ?? start
+        end = textPosition(atContainerPoint: end) ?? end
+        guard compare(start, end) < 0 else {
+            selection = RangeSelection(caret: start, format: format, style: style)
+            return
+        }
         let (startBoundary, endBoundary) = try splitBoundaries(start, end, lift: true)
         let caret = isolatingAncestor(of: startBoundary.parent) == isolatingAncestor(of: endBoundary.parent)
             ? try deleteBetween(startBoundary, endBoundary)
             : try deleteInsideBlocks(startBoundary, endBoundary)
         selection = RangeSelection(caret: caret, format: format, style: style)
         try normalizeText(around: caret)
+    }
+
+    /// Whether `node` holds blocks rather than inline content (the root, a table cell, an empty
+    /// container), so that an element point in it sits between blocks.
+    func isBlockContainer(_ node: Node) -> Bool {
+        node.role == .root || (node.role == .element(inline: false) && !isTextBlock(node))
+    }
+
+    /// For an element point between blocks, the caret where the flat string continues: the start
+    /// of the first text block from child `offset` on, else the end of the last one before it.
+    /// Nil for any other point.
+    func textPosition(atContainerPoint point: Point) -> Point? {
+        guard point.kind == .element, let container = self[point.key], isBlockContainer(container) else { return nil }
+        if let next = child(at: point.offset, of: point.key) {
+            if let block = firstTextBlock(in: next, crossingBoundaries: true) ?? nextTextBlock(after: next, crossingBoundaries: true) {
+                return startPoint(of: block)
+            }
+        } else if let previous = child(at: point.offset - 1, of: point.key),
+                  let block = lastTextBlock(in: previous, crossingBoundaries: true) {
+            return endPoint(of: block)
+        }
+        return nil
+    }
+
+    /// For a selection end between blocks right beside a block decorator (a horizontal rule): the
+    /// decorator and whether the end is after it. Nil for any other point.
+    func blockDecoratorSide(of point: Point) -> (decorator: NodeKey, isAfter: Bool)? {
+        guard point.kind == .element, let container = self[point.key], isBlockContainer(container) else { return nil }
+        if let previous = child(at: point.offset - 1, of: point.key), self[previous]?.role == .decorator(inline: false) {
+            return (previous, true)
+        }
+        if let next = child(at: point.offset, of: point.key), self[next]?.role == .decorator(inline: false) {
+            return (next, false)
+        }
+        return nil
+    }
+
+    /// Deletes a range with an end beside a block decorator. The decorators wholly inside the
+    /// range go, the text between goes as it always does, and a decorator never merges: a range
+    /// holding nothing but the separator beside one (Backspace right after a horizontal rule,
+    /// Delete right before it) removes that decorator instead.
+    ///
+    /// - Complexity: O(depth · siblings) to order the ends, plus the deletion itself.
+    mutating func removeBesideBlockDecorators(
+        _ start: Point, _ end: Point, startSide: (decorator: NodeKey, isAfter: Bool)?, endSide: (decorator: NodeKey, isAfter: Bool)?
+    ) throws(ModelError) {
+        let format = selection?.format ?? []
+        let style = selection?.style ?? ""
+        // The text just inside the range, past the decorators at its ends.
+        var innerStart: Point? = start
+        if let startSide {
+            innerStart = nextTextBlock(after: startSide.decorator, crossingBoundaries: true).map { startPoint(of: $0) }
+        }
+        var innerEnd: Point? = end
+        if let endSide {
+            innerEnd = previousTextBlock(before: endSide.decorator, crossingBoundaries: true).map { endPoint(of: $0) }
+        }
+        // Decorators at the ends that the range covers whole.
+        var covered: [NodeKey] = []
+        func collect(from first: NodeKey?, forward: Bool) {
+            var current = first
+            while let key = current, let node = self[key], node.role == .decorator(inline: false),
+                  let parent = node.parent, let index = indexInParent(key) {
+                if compare(start, .element(parent, index)) <= 0, compare(.element(parent, index + 1), end) <= 0, !covered.contains(key) {
+                    covered.append(key)
+                }
+                current = forward ? node.nextSibling : node.previousSibling
+            }
+        }
+        if let startSide { collect(from: startSide.isAfter ? self[startSide.decorator]?.nextSibling : startSide.decorator, forward: true) }
+        if let endSide { collect(from: endSide.isAfter ? endSide.decorator : self[endSide.decorator]?.previousSibling, forward: false) }
+        let firstCovered = covered.first.flatMap { key in self[key]?.parent.map { ($0, indexInParent(key) ?? 0) } }
+
+        var attempt = self
+        var caret: Point?
+        if let innerStart, let innerEnd, attempt.compare(innerStart, innerEnd) < 0 {
+            attempt.selection = RangeSelection(anchor: innerStart, focus: innerEnd, format: format, style: style)
+            try attempt.removeSelectedText()
+            caret = attempt.selection?.anchor
+        }
+        for key in covered where attempt[key] != nil && attempt.isAttached(key) { try attempt.remove(key) }
+        if caret == nil, let (parent, index) = firstCovered {
+            caret = try attempt.caretWhereBlockWas(parent: parent, index: index)
+        }
+        if caret == nil {
+            // Nothing but the separator beside a decorator: what Backspace and Delete do there.
+            if let startSide, startSide.isAfter, endSide == nil, isolatingAncestor(of: startSide.decorator) == isolatingAncestor(of: end.key) {
+                caret = try attempt.deleteSeparator(between: block(containing: end.key), andDecorator: startSide.decorator, blockIsAfter: true, caret: end)
+            } else if let endSide, !endSide.isAfter, startSide == nil, isolatingAncestor(of: endSide.decorator) == isolatingAncestor(of: start.key) {
+                caret = try attempt.deleteSeparator(between: block(containing: start.key), andDecorator: endSide.decorator, blockIsAfter: false, caret: start)
+            } else if let startSide, startSide.isAfter, let parent = self[startSide.decorator]?.parent {
+                // Between two decorators: the first goes, the caret stays before the second.
+                let index = indexInParent(startSide.decorator) ?? 0
+                try attempt.remove(startSide.decorator)
+                caret = .element(parent, index)
+            } else {
+                caret = start
+            }
+        }
+        attempt.selection = RangeSelection(caret: caret ?? start, format: format, style: style)
+        self = attempt
+    }
+
+    /// A caret for where a removed block was, before child `index` of `parent`: the start of the
+    /// next text block, else the end of the previous one, else a new empty paragraph when the
+    /// container is left empty.
+    mutating func caretWhereBlockWas(parent: NodeKey, index: Int) throws(ModelError) -> Point {
+        if let next = child(at: index, of: parent) {
+            return firstTextBlock(in: next, crossingBoundaries: true).map { startPoint(of: $0) } ?? .element(parent, index)
+        }
+        if let previous = child(at: index - 1, of: parent) {
+            return lastTextBlock(in: previous, crossingBoundaries: true).map { endPoint(of: $0) } ?? .element(parent, index)
+        }
+        let paragraph = try createNode(type: .paragraph)
+        try append(paragraph, to: parent)
+        return .element(paragraph, 0)
     }
 
     /// Splits the document at two ordered points and returns the boundaries there, optionally
@@ -287,6 +427,7 @@ extension EditorState {
             selection = try requireSelection()
         }
         guard !text.isEmpty else { return }
+        if try makeTextBlockAtCaret() { selection = try requireSelection() }
         let caret = selection.anchor
         let length = text.utf16.count
         switch caret.kind {
@@ -297,21 +438,13 @@ extension EditorState {
         case .text:
             let node = try node(caret.key)
             let textLength = node.text.utf16.count
+            if let (outermost, before) = inlineEdgeRefusingText(at: caret) {
+                try insertText(text, beside: outermost, before: before, selection: selection)
+                return
+            }
             let isPlain = node.type == .text && !node.isUnknown
             if !isPlain || node.textMode == .token {
-                // Neighbouring plain text of the same format takes the text; otherwise a new node.
-                let before = caret.offset == 0
-                let neighbour = before ? node.previousSibling : node.nextSibling
-                if let neighbour, let other = self[neighbour], other.isSimpleText,
-                   other.textFormat == selection.format, other.textStyle == selection.style {
-                    let offset = before ? other.text.utf16.count : 0
-                    try spliceText(neighbour, at: offset, deleting: 0, inserting: text)
-                    self.selection = RangeSelection(caret: .text(neighbour, offset + length), format: selection.format, style: selection.style)
-                } else {
-                    let key = try createNode(type: .text, text: text, fields: textFields(selection))
-                    if before { try insert(key, before: caret.key) } else { try insert(key, after: caret.key) }
-                    self.selection = RangeSelection(caret: .text(key, length), format: selection.format, style: selection.style)
-                }
+                try insertText(text, beside: caret.key, before: caret.offset == 0, selection: selection)
                 return
             }
             if node.textMode == .segmented {
@@ -331,6 +464,60 @@ extension EditorState {
             try spliceText(caret.key, at: caret.offset, deleting: 0, inserting: text)
             self.selection = RangeSelection(caret: .text(caret.key, caret.offset + length), format: selection.format, style: selection.style)
         }
+    }
+
+    /// Inserts `text` just before (or after) `key`: a neighbouring plain text node of the
+    /// selection's format takes it, otherwise a new text node does; the caret follows the text.
+    private mutating func insertText(_ text: String, beside key: NodeKey, before: Bool, selection: RangeSelection) throws(ModelError) {
+        let length = text.utf16.count
+        let node = try node(key)
+        let neighbour = before ? node.previousSibling : node.nextSibling
+        if let neighbour, let other = self[neighbour], other.isSimpleText,
+           other.textFormat == selection.format, other.textStyle == selection.style {
+            let offset = before ? other.text.utf16.count : 0
+            try spliceText(neighbour, at: offset, deleting: 0, inserting: text)
+            self.selection = RangeSelection(caret: .text(neighbour, offset + length), format: selection.format, style: selection.style)
+        } else {
+            let created = try createNode(type: .text, text: text, fields: textFields(selection))
+            if before { try insert(created, before: key) } else { try insert(created, after: key) }
+            self.selection = RangeSelection(caret: .text(created, length), format: selection.format, style: selection.style)
+        }
+    }
+
+    /// Lexical's `canInsertTextBefore` / `canInsertTextAfter`: with the caret at the very end (or
+    /// start) of the content of inline elements that refuse text there (a link), the outermost such
+    /// element, and whether the text goes before it.
+    ///
+    /// - Complexity: O(depth).
+    func inlineEdgeRefusingText(at caret: Point) -> (element: NodeKey, before: Bool)? {
+        guard caret.kind == .text, let node = self[caret.key] else { return nil }
+        // The end wins for an empty text node, as in Lexical.
+        let before: Bool
+        if caret.offset == node.text.utf16.count { before = false } else if caret.offset == 0 { before = true } else { return nil }
+        var edge = caret.key
+        var refusing: NodeKey?
+        while let current = self[edge], let parentKey = current.parent, let parent = self[parentKey],
+              parent.role == .element(inline: true), (before ? current.previousSibling : current.nextSibling) == nil {
+            if let plugin = plugin(of: parent), !(before ? plugin.canInsertTextBefore : plugin.canInsertTextAfter) {
+                refusing = parentKey
+            }
+            edge = parentKey
+        }
+        return refusing.map { ($0, before) }
+    }
+
+    /// With a collapsed caret between blocks (beside a horizontal rule, or in an empty document),
+    /// makes an empty paragraph there and puts the caret in it, so that typing has a block to go
+    /// into. Returns whether it did.
+    @discardableResult
+    mutating func makeTextBlockAtCaret() throws(ModelError) -> Bool {
+        guard let selection, selection.isCollapsed, selection.anchor.kind == .element,
+              let container = self[selection.anchor.key], isBlockContainer(container),
+              plugin(of: container)?.childRule.accepts(type: .paragraph, role: .element(inline: false)) == true else { return false }
+        let paragraph = try createNode(type: .paragraph)
+        try insertChild(paragraph, at: Boundary(parent: container.key, index: selection.anchor.offset))
+        self.selection = RangeSelection(caret: .element(paragraph, 0), format: selection.format, style: selection.style)
+        return true
     }
 
     func textFields(_ selection: RangeSelection) -> JSONObject {
@@ -374,6 +561,8 @@ extension EditorState {
             try removeSelectedText()
             selection = try requireSelection()
         }
+        // Between blocks, Enter makes one empty paragraph there.
+        if try makeTextBlockAtCaret() { return }
         let split = try liftBoundary(try boundary(at: selection.anchor))
         let blockNode = try node(split.parent)
         guard blockNode.role == .element(inline: false), blockNode.parent != nil else {
@@ -417,6 +606,7 @@ extension EditorState {
             try removeSelectedText()
             selection = try requireSelection()
         }
+        if try makeTextBlockAtCaret() { selection = try requireSelection() }
         let position = try boundary(at: selection.anchor)
         let lineBreak = try createNode(type: .lineBreak)
         try insertChild(lineBreak, at: position)
@@ -499,10 +689,18 @@ extension EditorState {
                 return
             }
         }
+        if let neighbour = adjacentBlock(of: block, backward: backward), self[neighbour]?.role == .decorator(inline: false) {
+            let caret = try deleteSeparator(between: block, andDecorator: neighbour, blockIsAfter: backward, caret: caret)
+            selection = RangeSelection(caret: caret, format: format, style: style)
+            return
+        }
         let first: NodeKey
         let second: NodeKey
         if backward {
-            guard let previous = previousTextBlock(before: block) else { return }
+            guard let previous = previousTextBlock(before: block) else {
+                try leaveEmptyBlock(block, backward: true, format: format, style: style)
+                return
+            }
             if blockNode.childCount == 0 {
                 // An empty block goes; the caret moves to the end of the previous one.
                 try remove(block)
@@ -516,7 +714,10 @@ extension EditorState {
             }
             (first, second) = (previous, block)
         } else {
-            guard let next = nextTextBlock(after: block) else { return }
+            guard let next = nextTextBlock(after: block) else {
+                try leaveEmptyBlock(block, backward: false, format: format, style: style)
+                return
+            }
             (first, second) = (block, next)
         }
         let join = self[first]?.childCount ?? 0
@@ -525,8 +726,54 @@ extension EditorState {
         try normalizeText(around: caretAtJoin)
     }
 
+    /// Deleting the separator between a text block and a block decorator: a decorator cannot
+    /// merge, so the decorator goes and the caret stays — unless the text block is empty, which
+    /// goes instead with the caret beside the decorator (Lexical selects the decorator there, so
+    /// that the next Backspace deletes it). Returns the caret.
+    mutating func deleteSeparator(between block: NodeKey, andDecorator decorator: NodeKey, blockIsAfter: Bool, caret: Point) throws(ModelError) -> Point {
+        guard self[block]?.childCount == 0, let parent = self[decorator]?.parent else {
+            try remove(decorator)
+            return caret
+        }
+        try remove(block)
+        let index = indexInParent(decorator) ?? 0
+        return .element(parent, blockIsAfter ? index + 1 : index)
+    }
+
+    /// Backspace (Delete) in an empty block with no text block to merge with inside its editing
+    /// boundary, but a block beyond it (a table after a paragraph): the empty block goes and the
+    /// caret moves into that block's nearest cell, as Lexical does. Otherwise nothing happens.
+    mutating func leaveEmptyBlock(_ block: NodeKey, backward: Bool, format: TextFormat, style: String) throws(ModelError) {
+        guard self[block]?.childCount == 0, adjacentBlock(of: block, backward: backward) != nil,
+              let target = backward ? previousTextBlock(before: block, crossingBoundaries: true) : nextTextBlock(after: block, crossingBoundaries: true)
+        else { return }
+        try remove(block)
+        selection = RangeSelection(caret: backward ? endPoint(of: target) : startPoint(of: target), format: format, style: style)
+    }
+
+    /// The block right before (or after) `block` at the nearest level that has one, without
+    /// leaving the editing boundary that holds it.
+    func adjacentBlock(of block: NodeKey, backward: Bool) -> NodeKey? {
+        var current = block
+        while let node = self[current] {
+            if let sibling = backward ? node.previousSibling : node.nextSibling { return sibling }
+            guard let parent = node.parent, parent != .root, !isolatesContent(parent) else { return nil }
+            current = parent
+        }
+        return nil
+    }
+
+    /// The caret point at the start of a block's content.
+    ///
+    /// - Complexity: O(1).
+    public func startPoint(of block: NodeKey) -> Point {
+        caretPoint(at: Boundary(parent: block, index: 0))
+    }
+
     /// The caret point at the end of a block's content.
-    func endPoint(of block: NodeKey) -> Point {
+    ///
+    /// - Complexity: O(children) to reach the last child's neighbour.
+    public func endPoint(of block: NodeKey) -> Point {
         caretPoint(at: Boundary(parent: block, index: self[block]?.childCount ?? 0))
     }
 
@@ -704,6 +951,7 @@ extension EditorState {
         guard !keys.isEmpty else { return }
         let nodes = try keys.map { (key) throws(ModelError) -> Node in try node(key) }
         if nodes.allSatisfy({ $0.role.isInline }) {
+            if try makeTextBlockAtCaret() { selection = try requireSelection() }
             var position = try boundary(at: selection.anchor)
             for key in keys {
                 try insertChild(key, at: position)

@@ -176,14 +176,34 @@ extension EditorState {
     }
 
     /// The text block before `block` in document order, or nil at the document start — or, unless
-    /// `crossingBoundaries`, at the start of the editing boundary (table cell) holding `block`.
+    /// `crossingBoundaries`, where the walk would leave or enter an editing boundary (table cell):
+    /// the start of the cell holding `block`, or a table before it. Block decorators (a horizontal
+    /// rule) hold no text block and are skipped.
     ///
     /// - Complexity: O(depth + siblings walked).
     public func previousTextBlock(before block: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
+        adjacentTextBlock(of: block, backward: true, crossingBoundaries: crossingBoundaries)
+    }
+
+    /// The text block after `block` in document order, or nil at the document end — or, unless
+    /// `crossingBoundaries`, where the walk would leave or enter an editing boundary (table cell).
+    /// Block decorators are skipped.
+    ///
+    /// - Complexity: O(depth + siblings walked).
+    public func nextTextBlock(after block: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
+        adjacentTextBlock(of: block, backward: false, crossingBoundaries: crossingBoundaries)
+    }
+
+    private func adjacentTextBlock(of block: NodeKey, backward: Bool, crossingBoundaries: Bool) -> NodeKey? {
         var current = block
         while let node = self[current] {
-            if let previous = node.previousSibling {
-                return lastTextBlock(in: previous)
+            var sibling = backward ? node.previousSibling : node.nextSibling
+            while let candidate = sibling {
+                switch edgeTextBlock(in: candidate, last: backward, crossingBoundaries: crossingBoundaries) {
+                case .found(let key): return key
+                case .boundary: return nil
+                case .nothing: sibling = backward ? self[candidate]?.previousSibling : self[candidate]?.nextSibling
+                }
             }
             guard let parent = node.parent, parent != .root, crossingBoundaries || !isolatesContent(parent) else { return nil }
             current = parent
@@ -191,20 +211,51 @@ extension EditorState {
         return nil
     }
 
-    /// The text block after `block` in document order, or nil at the document end — or, unless
-    /// `crossingBoundaries`, at the end of the editing boundary (table cell) holding `block`.
+    /// The first text block in `key`'s subtree (itself included), or nil when it holds none (a block
+    /// decorator) — or, unless `crossingBoundaries`, when the first one is inside an editing boundary.
     ///
     /// - Complexity: O(depth + siblings walked).
-    public func nextTextBlock(after block: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
-        var current = block
-        while let node = self[current] {
-            if let next = node.nextSibling {
-                return firstTextBlock(in: next)
-            }
-            guard let parent = node.parent, parent != .root, crossingBoundaries || !isolatesContent(parent) else { return nil }
-            current = parent
-        }
+    public func firstTextBlock(in key: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
+        if case .found(let block) = edgeTextBlock(in: key, last: false, crossingBoundaries: crossingBoundaries) { return block }
         return nil
+    }
+
+    /// The last text block in `key`'s subtree (itself included); see `firstTextBlock(in:crossingBoundaries:)`.
+    ///
+    /// - Complexity: O(depth + siblings walked).
+    public func lastTextBlock(in key: NodeKey, crossingBoundaries: Bool = false) -> NodeKey? {
+        if case .found(let block) = edgeTextBlock(in: key, last: true, crossingBoundaries: crossingBoundaries) { return block }
+        return nil
+    }
+
+    private enum BlockSearch { case found(NodeKey), boundary, nothing }
+
+    /// The first (or last) text block in a subtree; an editing boundary stops the search unless
+    /// crossing, and subtrees without text blocks (decorators) report `.nothing` so that the caller
+    /// moves on to their siblings.
+    private func edgeTextBlock(in key: NodeKey, last: Bool, crossingBoundaries: Bool) -> BlockSearch {
+        guard let node = self[key], node.role == .element(inline: false) else { return .nothing }
+        if !crossingBoundaries && isolatesContent(key) { return .boundary }
+        if isTextBlock(node) { return .found(key) }
+        var child = last ? node.lastChild : node.firstChild
+        while let current = child {
+            let result = edgeTextBlock(in: current, last: last, crossingBoundaries: crossingBoundaries)
+            if case .nothing = result {
+                child = last ? self[current]?.previousSibling : self[current]?.nextSibling
+            } else {
+                return result
+            }
+        }
+        return .nothing
+    }
+
+    /// Whether a block holds inline content: its first child is inline, or it is empty and its
+    /// plugin accepts text (an empty table cell or list holds blocks, not text).
+    func isTextBlock(_ node: Node) -> Bool {
+        guard node.role == .element(inline: false) else { return false }
+        if let first = node.firstChild { return self[first]?.role.isInline ?? false }
+        guard let plugin = plugin(of: node) else { return true }
+        return plugin.childRule.accepts(type: .text, role: .text)
     }
 
     /// Whether the node is an editing boundary (its plugin's `isolatesContent`).
@@ -223,21 +274,5 @@ extension EditorState {
             current = self[candidate]?.parent
         }
         return .root
-    }
-
-    private func lastTextBlock(in key: NodeKey) -> NodeKey? {
-        var current = key
-        while let node = self[current], let last = node.lastChild, let child = self[last], child.role == .element(inline: false) {
-            current = child.key
-        }
-        return self[current]?.role == .element(inline: false) ? current : nil
-    }
-
-    private func firstTextBlock(in key: NodeKey) -> NodeKey? {
-        var current = key
-        while let node = self[current], let first = node.firstChild, let child = self[first], child.role == .element(inline: false) {
-            current = child.key
-        }
-        return self[current]?.role == .element(inline: false) ? current : nil
     }
 }

@@ -122,6 +122,14 @@ public protocol NodePlugin: Sendable {
     /// and Delete never merge blocks across it, and a selection that crosses it deletes text
     /// inside each block but keeps every block. Default: false.
     var isolatesContent: Bool { get }
+    /// Whether text typed with the caret at the very start of this inline element's content goes
+    /// inside it (Lexical's `canInsertTextBefore`). A link says no: typing there goes before the
+    /// link. Only inline elements are asked. Default: true.
+    var canInsertTextBefore: Bool { get }
+    /// Whether text typed with the caret at the very end of this inline element's content goes
+    /// inside it (Lexical's `canInsertTextAfter`). A link says no: typing at its end continues
+    /// after the link. Only inline elements are asked. Default: true.
+    var canInsertTextAfter: Bool { get }
 }
 
 /// Where the caret was when Enter split a block.
@@ -181,6 +189,8 @@ extension NodePlugin {
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool { false }
     public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool { false }
     public var isolatesContent: Bool { false }
+    public var canInsertTextBefore: Bool { true }
+    public var canInsertTextAfter: Bool { true }
 }
 
 /// The fields every element serializes in Lexical JSON.

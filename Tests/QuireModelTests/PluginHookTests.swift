@@ -67,11 +67,21 @@ import Testing
         #expect(FlatString.render(state) == "ab\ncd\nef")
     }
 
-    @Test func backspaceAfterABoxStillMergesOutsideIt() throws {
+    @Test func backspaceAfterABoxDoesNotMergeIntoIt() throws {
         var (state, texts) = try Self.boxes()
         try state.select(.text(texts[2], 0))
         try state.deleteCharacter(backward: true)
-        #expect(FlatString.render(state) == "ab\ncdef", "the boundary only protects the box's own content")
+        #expect(FlatString.render(state) == "ab\ncd\nef", "Lexical never merges a block into a shadow root")
+        #expect(state.selection?.anchor == .text(texts[2], 0))
+    }
+
+    @Test func backspaceInAnEmptyBlockAfterABoxMovesIntoIt() throws {
+        var (state, texts) = try Self.boxes()
+        try state.select(anchor: .text(texts[2], 0), focus: .text(texts[2], 2))
+        try state.deleteCharacter(backward: true)
+        try state.deleteCharacter(backward: true)
+        #expect(FlatString.render(state) == "ab\ncd")
+        #expect(state.selection?.anchor == .text(texts[1], 2))
     }
 
     @Test func aSelectionAcrossBoxesDeletesTextInsideEachAndKeepsEveryBlock() throws {
