@@ -41,9 +41,9 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [

@@ -272,7 +272,9 @@ extension EditorState {
     /// A caret for where a removed block was, before child `index` of `parent`: the start of the
     /// next text block, else the end of the previous one, else a new empty paragraph when the
     /// container is left empty.
-    mutating func caretWhereBlockWas(parent: NodeKey, index: Int) throws(ModelError) -> Point {
+    ///
+    /// - Complexity: O(index + depth).
+    public mutating func caretWhereBlockWas(parent: NodeKey, index: Int) throws(ModelError) -> Point {
         if let next = child(at: index, of: parent) {
             return firstTextBlock(in: next, crossingBoundaries: true).map { startPoint(of: $0) } ?? .element(parent, index)
         }

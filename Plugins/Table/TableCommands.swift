@@ -1,0 +1,108 @@
+import QuireEditor
+import QuireModel
+
+/// What `TableCommands.insertTable` inserts (Lexical's `InsertTableCommandPayload`).
+public struct InsertTableOptions: Hashable, Sendable {
+    public var rows: Int
+    public var columns: Int
+    /// Lexical's `includeHeaders`; Lexical's default (`true`) is both.
+    public var headers: TableHeaders
+
+    public init(rows: Int, columns: Int, headers: TableHeaders = .both) {
+        self.rows = rows
+        self.columns = columns
+        self.headers = headers
+    }
+}
+
+/// Grid coordinates of a rectangle of cells, for `TableCommands.mergeCells`.
+public struct TableCellRange: Hashable, Sendable {
+    public var table: NodeKey
+    public var rows: ClosedRange<Int>
+    public var columns: ClosedRange<Int>
+
+    public init(table: NodeKey, rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
+        self.table = table
+        self.rows = rows
+        self.columns = columns
+    }
+}
+
+/// The table plugin's commands. Each handler runs the `EditorState` function of the same name in
+/// one `Editor.update` (one undo step); the ones acting at the selection return false (not
+/// handled) when the selection is not in a table cell. A refused operation throws its
+/// `TableError` from `dispatch` and changes nothing.
+public enum TableCommands {
+    /// Inserts a table at the selection (``EditorState/insertTable(rows:columns:headers:)``);
+    /// not handled inside a table cell (no nested tables).
+    public static let insertTable = CommandType<InsertTableOptions>("table.insertTable")
+    /// Inserts a row above the selected cells.
+    public static let insertRowAbove = CommandType<Void>("table.insertRowAbove")
+    /// Inserts a row below the selected cells.
+    public static let insertRowBelow = CommandType<Void>("table.insertRowBelow")
+    /// Inserts a column before the selected cells.
+    public static let insertColumnBefore = CommandType<Void>("table.insertColumnBefore")
+    /// Inserts a column after the selected cells.
+    public static let insertColumnAfter = CommandType<Void>("table.insertColumnAfter")
+    /// Deletes the rows of the selected cells.
+    public static let deleteRows = CommandType<Void>("table.deleteRows")
+    /// Deletes the columns of the selected cells.
+    public static let deleteColumns = CommandType<Void>("table.deleteColumns")
+    /// Merges the rectangle between the selection's anchor and focus cells (nil payload), or the
+    /// given grid rectangle.
+    public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells")
+    /// Unmerges the cell holding the selection's anchor.
+    public static let unmergeCell = CommandType<Void>("table.unmergeCell")
+}
+
+/// Registers the table commands and Tab / Shift-Tab between cells (at `.high` priority, handled
+/// only when the selection is in a table cell, so a list plugin or the view gets Tab elsewhere).
+public struct TableCommandsExtension: EditorExtension {
+    public init() {}
+
+    public func register(on editor: Editor) -> [ListenerToken] {
+        func atSelection(_ command: CommandType<Void>, _ body: @escaping (inout EditorState) throws -> Void) -> ListenerToken {
+            editor.registerCommand(command) { _, editor in
+                guard Self.selectionIsInTableCell(editor) else { return false }
+                try editor.update { try body(&$0) }
+                return true
+            }
+        }
+        return [
+            editor.registerCommand(TableCommands.insertTable) { options, editor in
+                guard !Self.selectionIsInTableCell(editor) else { return false }
+                try editor.update { try $0.insertTable(rows: options.rows, columns: options.columns, headers: options.headers) }
+                return true
+            },
+            atSelection(TableCommands.insertRowAbove) { try $0.insertTableRow(below: false) },
+            atSelection(TableCommands.insertRowBelow) { try $0.insertTableRow(below: true) },
+            atSelection(TableCommands.insertColumnBefore) { try $0.insertTableColumn(after: false) },
+            atSelection(TableCommands.insertColumnAfter) { try $0.insertTableColumn(after: true) },
+            atSelection(TableCommands.deleteRows) { try $0.deleteTableRows() },
+            atSelection(TableCommands.deleteColumns) { try $0.deleteTableColumns() },
+            atSelection(TableCommands.unmergeCell) { try $0.unmergeTableCell() },
+            editor.registerCommand(TableCommands.mergeCells) { range, editor in
+                if let range {
+                    try editor.update { try $0.mergeTableCells(in: range.table, rows: range.rows, columns: range.columns) }
+                    return true
+                }
+                guard Self.selectionIsInTableCell(editor) else { return false }
+                try editor.update { try $0.mergeTableCells() }
+                return true
+            },
+            editor.registerCommand(Commands.keyTab, priority: .high) { shift, editor in
+                guard Self.selectionIsInTableCell(editor) else { return false }
+                try editor.update { try $0.selectAdjacentTableCell(backward: shift) }
+                return true
+            },
+        ]
+    }
+
+    /// Whether the selection's focus is in a cell of a table.
+    static func selectionIsInTableCell(_ editor: Editor) -> Bool {
+        editor.read { state in
+            guard let focus = state.selection?.focus, let cell = state.tableCell(containing: focus.key) else { return false }
+            return state.table(ofCell: cell) != nil
+        }
+    }
+}
