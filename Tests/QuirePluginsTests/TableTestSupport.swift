@@ -151,6 +151,7 @@ enum JSONShape {
         if let text = object["text"]?.stringValue { result += " \"\(text)\"" }
         let fields = object.members.filter { member in
             !["type", "children", "text"].contains(member.key) && defaults[member.key] != member.value
+                && !(member.key == "format" && member.value == .number(.integer(0)))
         }
         if !fields.isEmpty { result += " {" + fields.map { "\($0.key): \(JSONWriter().string($0.value))" }.joined(separator: ", ") + "}" }
         if case .array(let children)? = object["children"] {
