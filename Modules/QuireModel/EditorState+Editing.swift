@@ -155,7 +155,7 @@ extension EditorState {
         // An end between blocks (not beside a decorator) moves into the text block there, so that
         // the deletion below only ever sees boundaries inside text blocks.
         start = textPosition(atContainerPoint: start) ?? start
-        end = textPosition(atContainerPoint: end) ?? end
+        end = textPosition(atContainerPoint: end, isStart: false) ?? end
         guard compare(start, end) < 0 else {
             selection = RangeSelection(caret: start, format: format, style: style)
             return
@@ -170,22 +170,33 @@ extension EditorState {
 
     /// Whether `node` holds blocks rather than inline content (the root, a table cell, an empty
     /// container), so that an element point in it sits between blocks.
-    func isBlockContainer(_ node: Node) -> Bool {
+    ///
+    /// - Complexity: O(1).
+    public func isBlockContainer(_ node: Node) -> Bool {
         node.role == .root || (node.role == .element(inline: false) && !isTextBlock(node))
     }
 
     /// For an element point between blocks, the caret where the flat string continues: the start
-    /// of the first text block from child `offset` on, else the end of the last one before it.
-    /// Nil for any other point.
-    func textPosition(atContainerPoint point: Point) -> Point? {
+    /// of the first text block from child `offset` on, else the end of the last one before it —
+    /// or, in a container holding no text block (a table row whose cells span in from above), the
+    /// nearest text block after it for a start and before it for an end. Nil for any other point.
+    func textPosition(atContainerPoint point: Point, isStart: Bool = true) -> Point? {
         guard point.kind == .element, let container = self[point.key], isBlockContainer(container) else { return nil }
-        if let next = child(at: point.offset, of: point.key) {
-            if let block = firstTextBlock(in: next, crossingBoundaries: true) ?? nextTextBlock(after: next, crossingBoundaries: true) {
-                return startPoint(of: block)
+        if let next = child(at: point.offset, of: point.key),
+           let block = firstTextBlock(in: next, crossingBoundaries: true) ?? nextTextBlock(after: next, crossingBoundaries: true) {
+            return startPoint(of: block)
+        }
+        if let previous = child(at: point.offset - 1, of: point.key) {
+            if let block = lastTextBlock(in: previous, crossingBoundaries: true) ?? previousTextBlock(before: previous, crossingBoundaries: true) {
+                return endPoint(of: block)
             }
-        } else if let previous = child(at: point.offset - 1, of: point.key),
-                  let block = lastTextBlock(in: previous, crossingBoundaries: true) {
-            return endPoint(of: block)
+        } else if container.childCount == 0, container.role != .root {
+            let block = isStart
+                ? nextTextBlock(after: container.key, crossingBoundaries: true) ?? previousTextBlock(before: container.key, crossingBoundaries: true)
+                : previousTextBlock(before: container.key, crossingBoundaries: true) ?? nextTextBlock(after: container.key, crossingBoundaries: true)
+            if let block {
+                return compare(startPoint(of: block), point) >= 0 ? startPoint(of: block) : endPoint(of: block)
+            }
         }
         return nil
     }
@@ -290,8 +301,11 @@ extension EditorState {
     /// lifted out of inline elements to block level.
     ///
     /// The end is split first so that the start's offsets stay valid; the end is then located by
-    /// the node after it, because splitting at the start can shift its index.
-    mutating func splitBoundaries(_ start: Point, _ end: Point, lift: Bool) throws(ModelError) -> (Boundary, Boundary) {
+    /// the node after it, because splitting at the start can shift its index. Plugins use it to
+    /// act on exactly the selected inline nodes (wrapping them in a link, for instance).
+    ///
+    /// - Complexity: O(depth + siblings + text length at the two points).
+    public mutating func splitBoundaries(_ start: Point, _ end: Point, lift: Bool) throws(ModelError) -> (Boundary, Boundary) {
         var endBoundary = try boundary(at: end)
         if lift { endBoundary = try liftBoundary(endBoundary) }
         let nodeAfterEnd = child(at: endBoundary.index, of: endBoundary.parent)
@@ -429,7 +443,8 @@ extension EditorState {
             selection = try requireSelection()
         }
         guard !text.isEmpty else { return }
-        if try makeTextBlockAtCaret() { selection = try requireSelection() }
+        try makeTextBlockAtCaret()
+        selection = try requireSelection()
         let caret = selection.anchor
         let length = text.utf16.count
         switch caret.kind {
@@ -510,12 +525,18 @@ extension EditorState {
 
     /// With a collapsed caret between blocks (beside a horizontal rule, or in an empty document),
     /// makes an empty paragraph there and puts the caret in it, so that typing has a block to go
-    /// into. Returns whether it did.
+    /// into, and returns true. Where no paragraph may go (an empty table row), the caret moves to
+    /// the nearest text block instead and it returns false; callers read the selection again.
     @discardableResult
     mutating func makeTextBlockAtCaret() throws(ModelError) -> Bool {
         guard let selection, selection.isCollapsed, selection.anchor.kind == .element,
-              let container = self[selection.anchor.key], isBlockContainer(container),
-              plugin(of: container)?.childRule.accepts(type: .paragraph, role: .element(inline: false)) == true else { return false }
+              let container = self[selection.anchor.key], isBlockContainer(container) else { return false }
+        guard plugin(of: container)?.childRule.accepts(type: .paragraph, role: .element(inline: false)) == true else {
+            if let caret = textPosition(atContainerPoint: selection.anchor) {
+                self.selection = RangeSelection(caret: caret, format: selection.format, style: selection.style)
+            }
+            return false
+        }
         let paragraph = try createNode(type: .paragraph)
         try insertChild(paragraph, at: Boundary(parent: container.key, index: selection.anchor.offset))
         self.selection = RangeSelection(caret: .element(paragraph, 0), format: selection.format, style: selection.style)
@@ -565,6 +586,7 @@ extension EditorState {
         }
         // Between blocks, Enter makes one empty paragraph there.
         if try makeTextBlockAtCaret() { return }
+        selection = try requireSelection()
         let split = try liftBoundary(try boundary(at: selection.anchor))
         let blockNode = try node(split.parent)
         guard blockNode.role == .element(inline: false), blockNode.parent != nil else {
@@ -608,7 +630,8 @@ extension EditorState {
             try removeSelectedText()
             selection = try requireSelection()
         }
-        if try makeTextBlockAtCaret() { selection = try requireSelection() }
+        try makeTextBlockAtCaret()
+        selection = try requireSelection()
         let position = try boundary(at: selection.anchor)
         let lineBreak = try createNode(type: .lineBreak)
         try insertChild(lineBreak, at: position)
@@ -682,6 +705,8 @@ extension EditorState {
     /// Backspace at a block's start or forward delete at its end.
     mutating func mergeBlock(_ block: NodeKey, backward: Bool, caret: Point) throws(ModelError) {
         let blockNode = try node(block)
+        // Only text blocks merge; a caret left in a container (an empty table row) deletes nothing.
+        guard isTextBlock(blockNode) else { return }
         let format = selection?.format ?? []
         let style = selection?.style ?? ""
         if backward, let plugin = plugin(of: blockNode) {
@@ -953,7 +978,8 @@ extension EditorState {
         guard !keys.isEmpty else { return }
         let nodes = try keys.map { (key) throws(ModelError) -> Node in try node(key) }
         if nodes.allSatisfy({ $0.role.isInline }) {
-            if try makeTextBlockAtCaret() { selection = try requireSelection() }
+            try makeTextBlockAtCaret()
+            selection = try requireSelection()
             var position = try boundary(at: selection.anchor)
             for key in keys {
                 try insertChild(key, at: position)

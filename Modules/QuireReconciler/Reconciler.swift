@@ -229,9 +229,15 @@ public final class Reconciler {
         var stack = state.children(of: key).map(\.key)
         while let current = stack.popLast(), let node = state[current] {
             let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
+            let lengths = try Self.translate { try index.lengths(of: current) }
+            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) {
+                // Only what the storage holds now: a part whose text this reconcile has yet to
+                // rewrite (a postamble that appears) gets its attributes when it is rewritten, and
+                // styling its new length here would spill onto the next node's characters.
+                let length = lengths[part]
+                guard length > 0 else { continue }
                 let location = try Self.translate { try index.location(of: current, part: part) }
-                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
+                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: length)) }
             }
             stack.append(contentsOf: state.children(of: current).map(\.key))
         }

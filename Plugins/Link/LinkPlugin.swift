@@ -1,7 +1,13 @@
 import QuireMarkup
 import QuireModel
 
-/// Links: Lexical's `link`, an inline element around text, with `url`, `rel`, `target` and `title`.
+/// Links: Lexical's `link`, an inline element around text, with `url` (required), `rel`, `target`
+/// and `title` (strings or null).
+///
+/// As Lexical's `LinkNode` (`canInsertTextBefore` / `canInsertTextAfter` are false), typing with
+/// the caret at the very start or end of a link's text goes outside the link, so a link does not
+/// grow when one types after it; typing inside it stays inside. In the flat string a link is just
+/// its text.
 public struct LinkNodePlugin: NodePlugin {
     public init() {}
     public static let type: NodeType = "link"
@@ -16,6 +22,11 @@ public struct LinkNodePlugin: NodePlugin {
             FieldSpec("url", .string, default: .string(""), required: true),
         ]
     }
+    public var canInsertTextBefore: Bool { false }
+    public var canInsertTextAfter: Bool { false }
+
+    /// A link's `url` ("" when unreadable).
+    public static func url(of link: Node) -> String { link.fields["url"]?.stringValue ?? "" }
 }
 
 /// The link plugin's markup mapping: destination ↔ `url`, title ↔ `title`.
@@ -34,8 +45,9 @@ public struct LinkMarkupMapping: MarkupNodeMapping {
 }
 
 extension PluginDescriptor {
-    /// The link plugin, selected as `link`.
+    /// The link plugin, selected as `link`: the `link` node, its markdown mapping, the
+    /// ``LinkCommandsExtension`` (toggle link) and the ``LinkTheme`` contribution.
     public static let link = PluginDescriptor(
         name: "link", summary: "Links (Lexical `link`)", options: NoOptions.self
-    ) { _ in ([LinkNodePlugin()], [LinkMarkupMapping()]) }
+    ) { _ in ([LinkNodePlugin()], [LinkMarkupMapping(), LinkCommandsExtension(), LinkTheme.contribution]) }
 }

@@ -412,14 +412,13 @@ extension EditorState {
         return only.type == .paragraph && only.childCount == 0
     }
 
-    /// Lexical's `$unmergeCell` for the cell holding the selection's anchor.
+    /// Lexical's `$unmergeCell` for the cell holding the selection's focus (Lexical takes the
+    /// anchor; Quire's table operations all decide by the focus).
     ///
     /// - Throws: `TableError.notInTableCell`, `.invalidTable`.
     /// - Complexity: as ``unmergeTableCell(_:)``.
     public mutating func unmergeTableCell() throws(TableError) {
-        guard let selection else { throw .model(.noSelection) }
-        guard let cell = tableCell(containing: selection.anchor.key) else { throw .notInTableCell(selection.anchor) }
-        try unmergeTableCell(cell)
+        try unmergeTableCell(try selectedTableCells().focus)
     }
 
     /// Lexical's `$unmergeCellNode`: splits a merged cell back into single cells. The cell keeps

@@ -51,7 +51,7 @@ public enum TableCommands {
     /// Merges the rectangle between the selection's anchor and focus cells (nil payload), or the
     /// given grid rectangle.
     public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells")
-    /// Unmerges the cell holding the selection's anchor.
+    /// Unmerges the cell holding the selection's focus.
     public static let unmergeCell = CommandType<Void>("table.unmergeCell")
 }
 
