@@ -81,8 +81,16 @@ extension EditorState {
     /// - Complexity: O(depth · (children moved + siblings) · log n).
     public mutating func insertBlockAtNearestRoot(_ key: NodeKey) throws(ModelError) {
         let selection = try requireSelection()
+        var focus = selection.focus
+        // A caret between blocks of a container that refuses the block (an empty table row)
+        // inserts from the nearest text block instead.
+        if let container = self[focus.key], let block = self[key], isBlockContainer(container),
+           plugin(of: container)?.childRule.accepts(type: block.type, role: block.role) != true,
+           let moved = textPosition(atContainerPoint: focus, isStart: false) {
+            focus = moved
+        }
         var attempt = self
-        var position = try attempt.liftBoundary(try attempt.boundary(at: selection.focus))
+        var position = try attempt.liftBoundary(try attempt.boundary(at: focus))
         while position.parent != .root, !attempt.isolatesContent(position.parent) {
             let block = try attempt.node(position.parent)
             guard let parent = block.parent, let index = attempt.indexInParent(block.key) else { throw .notAttached(block.key) }

@@ -257,7 +257,11 @@ extension EditorState {
             try attempt.removeSelectedText()
             caret = attempt.selection?.anchor
         }
-        for key in covered where attempt[key] != nil && attempt.isAttached(key) { try attempt.remove(key) }
+        for key in covered where attempt[key] != nil && attempt.isAttached(key) {
+            let parent = attempt[key]?.parent
+            try attempt.remove(key)
+            if let parent, let refilled = try attempt.refillIfEmpty(parent), caret == nil { caret = .element(refilled, 0) }
+        }
         if caret == nil, let (parent, index) = firstCovered {
             caret = try attempt.caretWhereBlockWas(parent: parent, index: index)
         }
@@ -532,7 +536,7 @@ extension EditorState {
         guard let selection, selection.isCollapsed, selection.anchor.kind == .element,
               let container = self[selection.anchor.key], isBlockContainer(container) else { return false }
         guard plugin(of: container)?.childRule.accepts(type: .paragraph, role: .element(inline: false)) == true else {
-            if let caret = textPosition(atContainerPoint: selection.anchor) {
+            if let caret = textPosition(atContainerPoint: selection.anchor, isStart: false) {
                 self.selection = RangeSelection(caret: caret, format: selection.format, style: selection.style)
             }
             return false
@@ -699,7 +703,19 @@ extension EditorState {
         }
         guard let parent = self[target]?.parent, let index = indexInParent(target) else { return }
         try remove(target)
-        selection = RangeSelection(caret: caretPoint(at: Boundary(parent: parent, index: index)), format: format, style: style)
+        let caret = try refillIfEmpty(parent).map { Point.element($0, 0) } ?? caretPoint(at: Boundary(parent: parent, index: index))
+        selection = RangeSelection(caret: caret, format: format, style: style)
+    }
+
+    /// The root or an editing boundary (a table cell) left without blocks gets an empty
+    /// paragraph, so that it keeps a place for the caret; returns it.
+    @discardableResult
+    mutating func refillIfEmpty(_ container: NodeKey) throws(ModelError) -> NodeKey? {
+        guard let node = self[container], node.childCount == 0, container == .root || isolatesContent(container),
+              plugin(of: node)?.childRule.accepts(type: .paragraph, role: .element(inline: false)) ?? (container == .root) else { return nil }
+        let paragraph = try createNode(type: .paragraph)
+        try append(paragraph, to: container)
+        return paragraph
     }
 
     /// Backspace at a block's start or forward delete at its end.

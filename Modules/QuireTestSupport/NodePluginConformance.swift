@@ -19,7 +19,10 @@ public enum NodePluginConformance {
     /// reserved (`type`, `children`, `text`, `version`); every default value accepted by its own
     /// field type; a node created with the defaults is accepted by `validate` (text-like nodes
     /// with "\t" for tabs, "x" otherwise); it exports to Lexical JSON with its `type` and every
-    /// field, and that JSON imports back to an equal export and flat string.
+    /// field, and that JSON imports back to an equal export and flat string. An editing boundary
+    /// (`isolatesContent`) that holds paragraphs keeps its blocks under Backspace at its start,
+    /// Delete at its end, a range deletion into or out of it and Backspace right after it, and
+    /// Enter inside it makes the new paragraph inside it.
     public static func violations(of plugin: any NodePlugin, in registry: NodeRegistry) -> [Violation] {
         var violations: [Violation] = []
         func fail(_ rule: String) { violations.append(Violation(type: plugin.type, rule: rule)) }
@@ -57,6 +60,46 @@ public enum NodePluginConformance {
         } catch {
             fail("its own export does not import: \(error)")
         }
+        if plugin.isolatesContent, plugin.role == .element(inline: false),
+           plugin.childRule.accepts(type: .paragraph, role: .element(inline: false)) {
+            for rule in isolationViolations(of: plugin, in: registry) { fail(rule) }
+        }
         return violations
+    }
+
+    /// Edits around an isolating node holding "b" and "c", between paragraphs "a" and "d"; the
+    /// rules each edit broke.
+    static func isolationViolations(of plugin: any NodePlugin, in registry: NodeRegistry) -> [String] {
+        var found: [String] = []
+        do {
+            var state = EditorState(registry: registry, paragraphs: ["a", "b", "c", "d"])
+            let blocks = state.children(of: .root).map(\.key)
+            let texts = blocks.map { state[$0]!.firstChild! }
+            let boundary = try state.createNode(type: plugin.type)
+            try state.insert(boundary, before: blocks[1])
+            for block in blocks[1...2] {
+                try state.detach(block)
+                try state.append(block, to: boundary)
+            }
+            let edits: [(String, Int, (inout EditorState) throws -> Void)] = [
+                ("Backspace at its start", 2, { try $0.select(.text(texts[1], 0)); try $0.deleteCharacter(backward: true) }),
+                ("Delete at its end", 2, { try $0.select(.text(texts[2], 1)); try $0.deleteCharacter(backward: false) }),
+                ("deleting a range into it", 2, { try $0.select(anchor: .text(texts[0], 0), focus: .text(texts[2], 1)); try $0.removeSelectedText() }),
+                ("deleting a range out of it", 2, { try $0.select(anchor: .text(texts[1], 0), focus: .text(texts[3], 1)); try $0.removeSelectedText() }),
+                ("Backspace right after it", 2, { try $0.select(.text(texts[3], 0)); try $0.deleteCharacter(backward: true) }),
+                ("Enter inside it", 3, { try $0.select(.text(texts[1], 1)); try $0.insertInput("\n") }),
+            ]
+            for (name, blocksInside, edit) in edits {
+                var attempt = state
+                try edit(&attempt)
+                if !attempt.isAttached(boundary) || attempt[boundary]?.childCount != blocksInside
+                    || attempt.root.childCount != 3 {
+                    found.append("\(name) does not keep the blocks inside and around an isolating node")
+                }
+            }
+        } catch {
+            found.append("editing around an isolating node fails: \(error)")
+        }
+        return found
     }
 }

@@ -41,9 +41,11 @@ extension EditorState {
         return nil
     }
 
-    /// Lexical's `$toggleLink`. With attributes, the selected inline content of each block becomes
-    /// one link (split exactly at the selection's ends): a link the selection touches is reused
-    /// and takes the attributes, further links in the same run are dissolved into it. With a
+    /// Lexical's `$toggleLink`. With attributes, the selected inline content of each block is
+    /// linked (split exactly at the selection's ends), as Lexical does it: consecutive selected
+    /// text goes into one link, a link wholly selected is reused for it (or dissolved into the
+    /// link already being built), and a link the selection only partly covers keeps its place and
+    /// takes the attributes. With a
     /// collapsed caret in a link, the link takes the attributes; elsewhere nothing changes. With
     /// nil, the selected part of every link is taken out of it (what remains on either side stays
     /// linked); a collapsed caret in a link removes that whole link. Text nodes keep their keys;
@@ -62,7 +64,9 @@ extension EditorState {
             if let attributes {
                 try attempt.update(link, with: attributes)
             } else {
+                let block = block(containing: link)
                 try attempt.unwrap(link, children: nil)
+                try attempt.normalizeInlines(of: block)
             }
             changed = true
         } else {
@@ -107,15 +111,20 @@ extension EditorState {
         let (startBoundary, endBoundary) = try splitBoundaries(selection.start, selection.end, lift: false)
         let pieces = selectedInlinePieces(from: startBoundary, to: endBoundary)
         guard !pieces.isEmpty else { return false }
-        let leaves = pieces.flatMap { $0.children }.flatMap { leavesIn($0) }
+        let startPoint = Point.element(startBoundary.parent, startBoundary.index)
+        let endPoint = Point.element(endBoundary.parent, endBoundary.index)
+        let leaves = pieces.flatMap { $0.children }.flatMap { leavesIn($0) }.filter { leaf in
+            guard let parent = self[leaf]?.parent, let index = indexInParent(leaf) else { return false }
+            return compare(startPoint, .element(parent, index)) <= 0 && compare(.element(parent, index + 1), endPoint) <= 0
+        }
         if let attributes {
-            for piece in pieces { try wrapInLink(piece.children, attributes: attributes) }
+            for piece in pieces { try wrapInLink(piece.children, start: startBoundary, end: endBoundary, attributes: attributes) }
         } else {
             for piece in pieces {
                 for child in piece.children { try unlinkPart(of: child, start: startBoundary, end: endBoundary) }
             }
         }
-        for block in Set(pieces.map(\.block)) { try normalizeTextChildren(of: block) }
+        for block in Set(pieces.map(\.block)) { try normalizeInlines(of: block) }
         // The selection covers the same leaves.
         if let first = leaves.first(where: { self[$0] != nil }), let last = leaves.last(where: { self[$0] != nil }) {
             let start = edgePoint(of: first, atEnd: false)
@@ -124,6 +133,15 @@ extension EditorState {
                                             format: self.selection?.format ?? [], style: self.selection?.style ?? "")
         }
         return true
+    }
+
+    /// Merges equal neighbouring text nodes in a block and in the inline elements in it, as the
+    /// editor's commit would.
+    private mutating func normalizeInlines(of block: NodeKey) throws(ModelError) {
+        try normalizeTextChildren(of: block)
+        for child in children(of: block) where child.role == .element(inline: true) {
+            try normalizeInlines(of: child.key)
+        }
     }
 
     /// The caret point at the start (end) of a leaf: inside a text node, else beside the leaf.
@@ -178,36 +196,44 @@ extension EditorState {
         return index
     }
 
-    /// Wraps consecutive inline children of one block in a link: the first link among them is
-    /// reused (it takes the attributes), other links are dissolved into it.
-    private mutating func wrapInLink(_ run: [NodeKey], attributes: LinkAttributes) throws(ModelError) {
-        guard let first = run.first else { return }
+    /// Lexical's linking of one block's selected inline children, in order: text goes into the
+    /// link being built (a new one, or the one just before it); a link wholly inside the selection
+    /// becomes the link being built when there is none yet and is dissolved into it otherwise; a
+    /// link the selection only partly covers keeps its place and takes the attributes.
+    private mutating func wrapInLink(_ run: [NodeKey], start: Boundary, end: Boundary, attributes: LinkAttributes) throws(ModelError) {
         func isLink(_ key: NodeKey) -> Bool { self[key].map { $0.type == LinkNodePlugin.type && !$0.isUnknown } ?? false }
-        let reused = run.firstIndex(where: isLink)
-        let link: NodeKey
-        if let reused {
-            link = run[reused]
-            try update(link, with: attributes)
-        } else {
-            link = try createNode(type: LinkNodePlugin.type, fields: attributes.newLinkFields)
-            try insert(link, before: first)
+        var building: NodeKey?
+        for child in run {
+            if isLink(child) {
+                if isPartlySelected(child, start: start, end: end) {
+                    try update(child, with: attributes)
+                } else if let building {
+                    try moveChildren(of: child, from: 0, to: building, at: self[building]?.childCount ?? 0)
+                    try remove(child)
+                } else {
+                    try update(child, with: attributes)
+                    building = child
+                }
+                continue
+            }
+            if let building, self[child]?.previousSibling == building {
+                try detach(child)
+                try append(child, to: building)
+                continue
+            }
+            let link = try createNode(type: LinkNodePlugin.type, fields: attributes.newLinkFields)
+            try insert(link, before: child)
+            try detach(child)
+            try append(child, to: link)
+            building = link
         }
-        var before: [NodeKey] = []
-        var after: [NodeKey] = []
-        for (index, child) in run.enumerated() where child != link {
-            let moving = isLink(child) ? children(of: child).map(\.key) : [child]
-            if let reused, index < reused { before += moving } else { after += moving }
-        }
-        let content = self[link]?.firstChild
-        for key in before {
-            try detach(key)
-            if let content { try insert(key, before: content) } else { try append(key, to: link) }
-        }
-        for key in after {
-            try detach(key)
-            try append(key, to: link)
-        }
-        for child in run where child != link && self[child]?.childCount == 0 && isLink(child) { try remove(child) }
+    }
+
+    /// Whether the selection starts or ends strictly inside `link`.
+    private func isPartlySelected(_ link: NodeKey, start: Boundary, end: Boundary) -> Bool {
+        let count = self[link]?.childCount ?? 0
+        return (isInside(start.parent, link) && topLevelIndex(of: start, in: link, isStart: true) > 0)
+            || (isInside(end.parent, link) && topLevelIndex(of: end, in: link, isStart: false) < count)
     }
 
     /// Takes the selected part of a link (a direct child of a block) out of it.

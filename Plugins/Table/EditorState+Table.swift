@@ -72,7 +72,7 @@ extension EditorState {
     /// the caret in the first cell. Every cell holds an empty paragraph; `headers` gives the first
     /// row the row header state and the first column the column header state.
     ///
-    /// - Throws: `TableError.invalidDimensions`, `.nestedTable` when the caret is in a cell,
+    /// - Throws: `TableError.invalidDimensions`, `.nestedTable` when the caret is in a table,
     ///   `.model` when the blocks cannot be split there.
     /// - Complexity: O(rows × columns · log n) plus the split, O(depth · children moved · log n).
     @discardableResult
@@ -81,7 +81,9 @@ extension EditorState {
             throw .invalidDimensions(rows: rows, columns: columns)
         }
         guard let selection else { throw .model(.noSelection) }
-        if tableCell(containing: selection.focus.key) != nil { throw .nestedTable }
+        if ([selection.focus.key] + ancestors(of: selection.focus.key)).contains(where: { self[$0]?.type == TableNodePlugin.type || self[$0]?.type == TableCellNodePlugin.type }) {
+            throw .nestedTable
+        }
         var attempt = self
         let table: NodeKey
         do {

@@ -34,7 +34,7 @@ public struct TableCellRange: Hashable, Sendable {
 /// `TableError` from `dispatch` and changes nothing.
 public enum TableCommands {
     /// Inserts a table at the selection (``EditorState/insertTable(rows:columns:headers:)``);
-    /// not handled inside a table cell (no nested tables).
+    /// not handled inside a table (no nested tables).
     public static let insertTable = CommandType<InsertTableOptions>("table.insertTable")
     /// Inserts a row above the selected cells.
     public static let insertRowAbove = CommandType<Void>("table.insertRowAbove")
@@ -70,7 +70,7 @@ public struct TableCommandsExtension: EditorExtension {
         }
         return [
             editor.registerCommand(TableCommands.insertTable) { options, editor in
-                guard !Self.selectionIsInTableCell(editor) else { return false }
+                guard !Self.selectionIsInTable(editor) else { return false }
                 try editor.update { try $0.insertTable(rows: options.rows, columns: options.columns, headers: options.headers) }
                 return true
             },
@@ -96,6 +96,14 @@ public struct TableCommandsExtension: EditorExtension {
                 return true
             },
         ]
+    }
+
+    /// Whether the selection's focus is anywhere in a table (a cell, or an empty row).
+    static func selectionIsInTable(_ editor: Editor) -> Bool {
+        editor.read { state in
+            guard let focus = state.selection?.focus else { return false }
+            return ([focus.key] + state.ancestors(of: focus.key)).contains { state[$0]?.type == TableNodePlugin.type }
+        }
     }
 
     /// Whether the selection's focus is in a cell of a table.

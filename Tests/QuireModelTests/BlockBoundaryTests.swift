@@ -1,3 +1,4 @@
+import QuireTestSupport
 import Testing
 @testable import QuireModel
 
@@ -209,6 +210,67 @@ import Testing
         try state.select(anchor: .element(.root, 1), focus: .text(texts[2], 1))
         try state.removeSelectedText()
         #expect(FlatString.render(state) == "ab\nf")
+    }
+
+    /// A container that holds only boxes and may be left empty, like a table row whose cells all
+    /// span in from the row above.
+    struct ShelfPlugin: NodePlugin {
+        var type: NodeType { "shelf" }
+        var role: NodeRole { .element(inline: false) }
+        var childRule: ChildRule { .only(["box"]) }
+    }
+
+    @Test func editingInAContainerThatHoldsNoTextMovesToTheNearestTextBlock() throws {
+        var registry = try Self.registry()
+        try registry.register(ShelfPlugin())
+        var state = EditorState(registry: registry, paragraphs: ["ab", "cd"])
+        let blocks = state.children(of: .root).map(\.key)
+        let texts = blocks.map { state[$0]!.firstChild! }
+        let shelf = try state.createNode(type: "shelf")
+        let box = try state.createNode(type: "box")
+        try state.detach(blocks[0])
+        try state.append(blocks[0], to: box)
+        try state.append(box, to: shelf)
+        try state.prepend(shelf, to: .root)
+        let empty = try state.createNode(type: "shelf")
+        try state.insert(empty, after: shelf)
+        // Backspace with the caret in the empty shelf removes nothing.
+        try state.select(.element(empty, 0))
+        try state.deleteCharacter(backward: true)
+        #expect(state.isAttached(empty))
+        // Typing there goes to the end of the text block before it.
+        try state.insertText("x")
+        #expect(state[texts[0]]?.text == "abx")
+        #expect(FlatString.render(state) == "abx\n\ncd")
+        // A range from the empty shelf into "cd" deletes only text.
+        try state.select(anchor: .element(empty, 0), focus: .text(texts[1], 1))
+        try state.removeSelectedText()
+        #expect(state.isAttached(empty) && state.isAttached(shelf))
+        #expect(FlatString.render(state) == "abx\n\nd")
+    }
+
+    @Test func aBoxLosingItsOnlyRuleGetsAParagraph() throws {
+        var state = EditorState(registry: try Self.registry(), paragraphs: ["after"])
+        let box = try state.createNode(type: "box")
+        let rule = try state.createNode(type: "rule")
+        try state.append(rule, to: box)
+        try state.prepend(box, to: .root)
+        var backspace = state
+        try backspace.select(.element(box, 1))
+        try backspace.deleteCharacter(backward: true)
+        let paragraph = try #require(backspace[box]?.firstChild)
+        #expect(backspace[paragraph]?.type == .paragraph)
+        #expect(backspace.selection?.anchor == .element(paragraph, 0))
+        // A range from before the rule to the paragraph after the box.
+        try state.select(anchor: .element(box, 0), focus: .text(state[state.root.lastChild!]!.firstChild!, 2))
+        try state.removeSelectedText()
+        #expect(state[box]?.childCount == 1 && state[rule] == nil)
+        #expect(FlatString.render(state) == "\nter")
+    }
+
+    @Test func isolatingPluginsPassTheConformanceChecksForBoundaries() throws {
+        let registry = try Self.registry()
+        #expect(NodePluginConformance.violations(of: BoxPlugin(), in: registry).isEmpty)
     }
 
     // MARK: Inline elements that refuse text at their edges
