@@ -10,20 +10,10 @@ import Testing
 /// Horizontal rules: the insert command, deleting them with Backspace and Delete (commands and
 /// what a text view sends), typing beside them, and their attachment attributes.
 @Suite struct HorizontalRuleTests {
-    func expectJSON(_ state: EditorState, _ expected: JSONValue, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-        let exported = LexicalJSON.export(state)
-        let same = exported == expected
-        #expect(same, "\(JSONShape.describe(exported))\n  expected\n\(JSONShape.describe(expected))", sourceLocation: sourceLocation)
-    }
-
-    func text(_ block: Int, _ state: EditorState) throws -> NodeKey {
-        try #require(state.child(at: block, of: .root).flatMap { state[$0]?.firstChild })
-    }
-
     /// "abc", rule, "def": flat "abc\n\u{FFFC}\ndef".
     func ruled() throws -> EditorState {
         var state = try PluginFixture.state(["abc", "def"])
-        try state.select(.text(try text(0, state), 1))
+        try state.select(.text(try firstText(ofBlock: 0, state), 1))
         try state.insertHorizontalRule()
         return state
     }
@@ -34,12 +24,12 @@ import Testing
         let state = try ruled()
         expectJSON(state, J.document(J.p("abc"), J.horizontalRule, J.p("def")))
         #expect(FlatString.render(state) == "abc\n\u{FFFC}\ndef")
-        #expect(state.selection == RangeSelection(caret: .text(try text(2, state), 0)))
+        #expect(state.selection == RangeSelection(caret: .text(try firstText(ofBlock: 2, state), 0)))
     }
 
     @Test func insertAtTheLastBlockMakesAParagraphForTheCaret() throws {
         var state = try PluginFixture.state(["abc"])
-        try state.select(anchor: .text(try text(0, state), 0), focus: .text(try text(0, state), 2))
+        try state.select(anchor: .text(try firstText(ofBlock: 0, state), 0), focus: .text(try firstText(ofBlock: 0, state), 2))
         try state.insertHorizontalRule()
         expectJSON(state, J.document(J.p("abc"), J.horizontalRule, J.p("")))
         #expect(FlatString.render(state) == "abc\n\u{FFFC}\n")
@@ -66,15 +56,15 @@ import Testing
         var state = try ruled()
         try state.deleteCharacter(backward: true)
         expectJSON(state, J.document(J.p("abc"), J.p("def")))
-        #expect(state.selection == RangeSelection(caret: .text(try text(1, state), 0)))
+        #expect(state.selection == RangeSelection(caret: .text(try firstText(ofBlock: 1, state), 0)))
     }
 
     @Test func deleteRightBeforeTheRuleRemovesIt() throws {
         var state = try ruled()
-        try state.select(.text(try text(0, state), 3))
+        try state.select(.text(try firstText(ofBlock: 0, state), 3))
         try state.deleteCharacter(backward: false)
         expectJSON(state, J.document(J.p("abc"), J.p("def")))
-        #expect(state.selection == RangeSelection(caret: .text(try text(0, state), 3)))
+        #expect(state.selection == RangeSelection(caret: .text(try firstText(ofBlock: 0, state), 3)))
     }
 
     @Test func nativeBackspaceAndDeleteAroundTheRule() throws {

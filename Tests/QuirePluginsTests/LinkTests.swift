@@ -10,20 +10,10 @@ import Testing
 /// Links: toggling (Lexical's `$toggleLink`), typing at their edges, and their theme attribute,
 /// at state level and through an editor.
 @Suite struct LinkTests {
-    func expectJSON(_ state: EditorState, _ expected: JSONValue, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-        let exported = LexicalJSON.export(state)
-        let same = exported == expected
-        #expect(same, "\(JSONShape.describe(exported))\n  expected\n\(JSONShape.describe(expected))", sourceLocation: sourceLocation)
-    }
-
-    func text(_ block: Int, _ state: EditorState) throws -> NodeKey {
-        try #require(state.child(at: block, of: .root).flatMap { state[$0]?.firstChild })
-    }
-
     /// "see the docs" with "the" linked to /the: returns the state, the link and its text.
     func linked() throws -> (EditorState, link: NodeKey, inside: NodeKey) {
         var state = try PluginFixture.state(["see the docs"])
-        let text = try text(0, state)
+        let text = try firstText(ofBlock: 0, state)
         try state.select(anchor: .text(text, 4), focus: .text(text, 7))
         try state.toggleLink(LinkAttributes(url: "/the"))
         let link = try #require(state[state.root.firstChild!]?.firstChild.flatMap { state[$0]?.nextSibling })
@@ -34,7 +24,7 @@ import Testing
 
     @Test func linkingASelectionWrapsExactlyIt() throws {
         var state = try PluginFixture.state(["see the docs"])
-        let text = try text(0, state)
+        let text = try firstText(ofBlock: 0, state)
         try state.select(anchor: .text(text, 7), focus: .text(text, 4))
         #expect(try state.toggleLink(LinkAttributes(url: "https://lexical.dev", title: "Lexical")))
         expectJSON(state, J.document(J.paragraph(
@@ -48,7 +38,7 @@ import Testing
 
     @Test func linkingAcrossBlocksMakesOneLinkPerBlock() throws {
         var state = try PluginFixture.state(["one two", "three"])
-        try state.select(anchor: .text(try text(0, state), 4), focus: .text(try text(1, state), 2))
+        try state.select(anchor: .text(try firstText(ofBlock: 0, state), 4), focus: .text(try firstText(ofBlock: 1, state), 2))
         try state.toggleLink(LinkAttributes(url: "/x", rel: nil, target: "_blank"))
         expectJSON(state, J.document(
             J.paragraph(J.text("one "), J.link("/x", rel: .null, target: .string("_blank"), J.text("two"))),
@@ -87,7 +77,7 @@ import Testing
         #expect(state.selection?.anchor == .text(inside, 1))
         // A caret outside a link changes nothing.
         var plain = try PluginFixture.state(["abc"])
-        try plain.select(.text(try text(0, plain), 1))
+        try plain.select(.text(try firstText(ofBlock: 0, plain), 1))
         let before = LexicalJSON.export(plain)
         #expect(try !plain.toggleLink(LinkAttributes(url: "/x")))
         #expect(LexicalJSON.export(plain) == before)
@@ -95,7 +85,7 @@ import Testing
 
     @Test func unlinkingPartOfALinkKeepsTheRestLinked() throws {
         var state = try PluginFixture.state(["abcdef"])
-        let text = try text(0, state)
+        let text = try firstText(ofBlock: 0, state)
         try state.select(anchor: .text(text, 0), focus: .text(text, 6))
         try state.toggleLink(LinkAttributes(url: "/x"))
         let inside = try #require(state[state.root.firstChild!]?.firstChild.flatMap { state[$0]?.firstChild })
@@ -113,7 +103,7 @@ import Testing
         try state.select(.text(inside, 1))
         try state.toggleLink(nil)
         expectJSON(state, J.document(J.p("see the docs")))
-        #expect(state.selection?.anchor == .text(try text(0, state), 5), "the text nodes merged back, the caret on the same character")
+        #expect(state.selection?.anchor == .text(try firstText(ofBlock: 0, state), 5), "the text nodes merged back, the caret on the same character")
     }
 
     // MARK: Typing at the edges
@@ -133,7 +123,7 @@ import Testing
 
     @Test func typingAfterALinkThroughTheEditorContinuesOutsideIt() throws {
         var state = try PluginFixture.state(["go"])
-        let text = try text(0, state)
+        let text = try firstText(ofBlock: 0, state)
         try state.select(anchor: .text(text, 0), focus: .text(text, 2))
         try state.toggleLink(LinkAttributes(url: "/go"))
         let (editor, storage) = try PluginFixture.editor(state)

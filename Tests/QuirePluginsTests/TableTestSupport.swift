@@ -6,6 +6,7 @@ import QuireModel
 import QuireReconciler
 import QuireTable
 import QuireTextStorage
+import Testing
 
 /// Shared setup for the table, link and horizontal-rule tests: the plugins as a configuration
 /// selects them, editors with their commands and theme, and expected Lexical JSON built from a
@@ -159,4 +160,17 @@ enum JSONShape {
         }
         return result
     }
+}
+
+/// Expects `state` to export exactly `expected` (compared as JSON values), describing both
+/// compactly when they differ.
+func expectJSON(_ state: EditorState, _ expected: JSONValue, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let exported = LexicalJSON.export(state)
+    let same = exported == expected
+    #expect(same, "\(JSONShape.describe(exported))\n  expected\n\(JSONShape.describe(expected))", sourceLocation: sourceLocation)
+}
+
+/// The first child of root block `block` (its text node, in a paragraph).
+func firstText(ofBlock block: Int, _ state: EditorState) throws -> NodeKey {
+    try #require(state.child(at: block, of: .root).flatMap { state[$0]?.firstChild })
 }

@@ -9,12 +9,6 @@ import Testing
 /// Table commands and editing, at state level: each test checks the resulting Lexical JSON (as a
 /// JSON value), the flat string and the selection, and that the table is still a proper grid.
 @Suite struct TableCommandTests {
-    func expectJSON(_ state: EditorState, _ expected: JSONValue, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-        let exported = LexicalJSON.export(state)
-        let same = exported == expected
-        #expect(same, "\(JSONShape.describe(exported))\n  expected\n\(JSONShape.describe(expected))", sourceLocation: sourceLocation)
-    }
-
     func expectValid(_ state: EditorState, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(TableMap.violations(in: state).isEmpty, "\(TableMap.violations(in: state))", sourceLocation: sourceLocation)
     }
