@@ -87,6 +87,19 @@ var targets: [Target] = [
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),
+    // The README's worked plugin example, compiled and tested so that it cannot rot.
+    .target(
+        name: "QuireCalloutExample",
+        dependencies: ["QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage"],
+        path: "Examples/Callout",
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "QuireCalloutExampleTests",
+        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport"],
+        path: "Tests/QuireCalloutExampleTests",
+        swiftSettings: strictSettings
+    ),
     .testTarget(
         name: "QuirePluginsTests",
         dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport"],
