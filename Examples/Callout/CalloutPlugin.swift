@@ -42,8 +42,15 @@ public struct CalloutNodePlugin: NodePlugin {
 /// The callout's commands.
 public enum CalloutCommands {
     /// Turns the selected blocks into callouts with the given emoji (nil: the default), or back
-    /// into paragraphs when they all are callouts already.
-    public static let toggleCallout = CommandType<String?>("toggleCallout")
+    /// into paragraphs when they all are callouts already. By name (scripts), the payload is
+    /// the emoji string or null.
+    public static let toggleCallout = CommandType<String?>("toggleCallout") { json in
+        switch json {
+        case .null: return nil
+        case .string(let emoji): return emoji
+        default: throw EditorError.invalidPayload(command: "toggleCallout", reason: "expected an emoji string or null")
+        }
+    }
 }
 
 extension EditorState {

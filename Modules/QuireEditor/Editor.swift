@@ -30,6 +30,7 @@ public final class Editor {
     private var textListeners: [(id: Int, body: (String) -> Void)] = []
     private var errorListeners: [(id: Int, body: (any Error) -> Void)] = []
     private var commandListeners: [String: [(id: Int, priority: CommandPriority, body: (Any, Editor) throws -> Bool)]] = [:]
+    private var payloadDecoders: [String: (JSONValue) throws -> Any] = [:]
     private var transforms: [NodeType: [(id: Int, body: (inout EditorState, NodeKey) throws -> Void)]] = [:]
     private var nextListenerID = 0
     /// The error of the last native edit the editor could not apply (the storage is unchanged).
@@ -217,7 +218,29 @@ public final class Editor {
             return try handler(typed, editor)
         }
         commandListeners[command.name, default: []].append((token.id, priority, erased))
+        if let decode = command.decodePayload {
+            payloadDecoders[command.name] = { json in try decode(json) }
+        }
         return token
+    }
+
+    /// Dispatches a command by name with a JSON payload, for commands declared with a JSON
+    /// decoder (every built-in, and plugin commands that opt in). Returns whether a listener
+    /// handled it.
+    ///
+    /// - Throws: `EditorError.unknownCommand` when no listener for `name` was registered with a
+    ///   decoder, `.invalidPayload` when the payload does not decode, or what the listener throws.
+    @discardableResult
+    public func dispatch(named name: String, payload: JSONValue) throws -> Bool {
+        guard let decode = payloadDecoders[name], commandListeners[name]?.isEmpty == false else {
+            throw EditorError.unknownCommand(name)
+        }
+        return try runListeners(name, try decode(payload))
+    }
+
+    /// The names of the commands `dispatch(named:payload:)` accepts, sorted.
+    public var scriptableCommandNames: [String] {
+        payloadDecoders.keys.filter { commandListeners[$0]?.isEmpty == false }.sorted()
     }
 
     /// Removes a listener, command handler or transform.
@@ -238,7 +261,11 @@ public final class Editor {
     /// registered first within a priority) until one returns true. Returns whether one did.
     @discardableResult
     public func dispatch<Payload>(_ command: CommandType<Payload>, _ payload: Payload) throws -> Bool {
-        let listeners = (commandListeners[command.name] ?? []).enumerated()
+        try runListeners(command.name, payload)
+    }
+
+    private func runListeners(_ name: String, _ payload: Any) throws -> Bool {
+        let listeners = (commandListeners[name] ?? []).enumerated()
             .sorted { ($0.element.priority, $0.offset) > ($1.element.priority, $1.offset) }
         for (_, listener) in listeners where try listener.body(payload, self) { return true }
         return false

@@ -116,3 +116,16 @@ import Testing
         #expect(readme.contains("```swift\n" + source + "```\n"))
     }
 }
+
+/// The callout command by name, as `quire edit-script` sends it.
+@Suite struct CalloutScriptTests {
+    @Test func theCommandIsDispatchableByName() throws {
+        let editor = try CalloutExampleTests.editor(["Note"])
+        let text = try #require(editor.state[editor.state.textBlocks()[0]]?.firstChild)
+        try editor.update { try $0.select(.text(text, 0)) }
+        #expect(try editor.dispatch(named: "toggleCallout", payload: .string("🔥")))
+        #expect(FlatString.render(editor.state) == "🔥 Note")
+        #expect(throws: EditorError.self) { try editor.dispatch(named: "toggleCallout", payload: .number(.integer(1))) }
+        #expect(FlatString.render(editor.state) == "🔥 Note")
+    }
+}

@@ -41,3 +41,36 @@ import Testing
         #expect(theme.nodeStyles["note"] != nil)
     }
 }
+
+/// Dispatching by name with a JSON payload, as scripts and the CLI do.
+@Suite struct NamedDispatchTests {
+    @Test func builtInCommandsDecodeTheirPayloads() throws {
+        let editor = try Editor(state: EditorState(paragraphs: ["ab"]))
+        let text = try #require(editor.state[editor.state.textBlocks()[0]]?.firstChild)
+        try editor.update { try $0.select(.text(text, 2)) }
+        #expect(try editor.dispatch(named: "insertText", payload: .string("c")))
+        #expect(try editor.dispatch(named: "deleteCharacter", payload: .bool(true)))
+        #expect(try editor.dispatch(named: "deleteCharacter", payload: .null), "null means backward")
+        #expect(FlatString.render(editor.state) == "a")
+        #expect(editor.scriptableCommandNames.contains("formatText"))
+        #expect(!editor.scriptableCommandNames.contains("keyTab"), "no listener, so not dispatchable")
+    }
+
+    @Test func unknownNamesAndBadPayloadsAreTypedErrors() throws {
+        let editor = try Editor(state: EditorState(paragraphs: ["ab"]))
+        #expect(throws: EditorError.unknownCommand("nope")) { try editor.dispatch(named: "nope", payload: .null) }
+        #expect(throws: EditorError.invalidPayload(command: "insertText", reason: "expected a string, not integer")) {
+            try editor.dispatch(named: "insertText", payload: .number(.integer(3)))
+        }
+        #expect(throws: EditorError.self) { try editor.dispatch(named: "formatText", payload: .string("blink")) }
+        #expect(FlatString.render(editor.state) == "ab")
+    }
+
+    @Test func aCommandWithoutDecoderIsNotDispatchableByName() throws {
+        let editor = try Editor(state: EditorState(paragraphs: [""]))
+        let plain = CommandType<Int>("plain")
+        editor.registerCommand(plain) { _, _ in true }
+        #expect(try editor.dispatch(plain, 1))
+        #expect(throws: EditorError.unknownCommand("plain")) { try editor.dispatch(named: "plain", payload: .null) }
+    }
+}
