@@ -27,6 +27,10 @@ public enum Commands {
     public static let deleteWord = CommandType<Bool>("deleteWord")
     public static let deleteLine = CommandType<Bool>("deleteLine")
     public static let formatText = CommandType<TextFormat>("formatText")
+    /// Turns the selected text blocks into blocks of the template's type (Lexical's
+    /// `$setBlocksType`): paragraph, heading, quote, code … Blocks whose parent does not take the
+    /// type (a list item) are left alone.
+    public static let setBlocksType = CommandType<BlockTemplate>("setBlocksType")
     public static let undo = CommandType<Void>("undo")
     public static let redo = CommandType<Void>("redo")
     /// The Tab key, with `true` for Shift-Tab. No built-in handler: plugins give it meaning
