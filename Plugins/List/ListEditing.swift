@@ -196,7 +196,7 @@ extension EditorState {
         if node.previousSibling == nil {
             try detach(item)
             try insert(item, before: wrapper)
-            if self[list]?.childCount == 0 { try remove(wrapper) } else { touched.append(wrapper) }
+            if self[list]?.childCount == 0 { try remove(wrapper) } else { touched += [wrapper, self[list]?.firstChild] }
         } else {
             let after = self[wrapper]?.nextSibling
             var tail: NodeKey?
@@ -210,7 +210,10 @@ extension EditorState {
             }
             try detach(item)
             try insert(item, after: wrapper)
-            if let tail { try insert(tail, after: item) }
+            if let tail {
+                try insert(tail, after: item)
+                try setDepthField(of: tail)
+            }
             touched += [tail, after]
         }
         try setDepthField(of: item)
