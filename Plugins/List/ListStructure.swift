@@ -168,23 +168,25 @@ extension EditorState {
                 try append(item, to: wrapper)
                 continue
             }
-            try normalizeItemFields(item, in: list)
             if byList[list] == nil { lists.append(list) }
             byList[list, default: []].insert(item)
         }
         for list in lists {
             guard let written = byList[list], let first = firstInSiblingOrder(written) else { continue }
+            // Every item of a list has the same depth and list type: look them up once.
+            let depth = listDepth(of: first)
+            let isCheck = listType(of: list) == .check
+            for item in written { try normalizeItemFields(item, depth: depth, isCheck: isCheck) }
             try renumber(from: first, covering: written)
         }
     }
 
     /// Sets `indent` and `checked` of one item to what its place says.
-    private mutating func normalizeItemFields(_ item: NodeKey, in list: NodeKey) throws(ModelError) {
+    private mutating func normalizeItemFields(_ item: NodeKey, depth: Int, isCheck: Bool) throws(ModelError) {
         guard let node = self[item] else { return }
-        let depth = listDepth(of: item)
         if node.indent != depth { try setField("indent", to: .number(.integer(depth)), of: item) }
         let checked = node.fields["checked"]
-        if listType(of: list) == .check {
+        if isCheck {
             if checked == nil || checked == .null { try setField("checked", to: .bool(false), of: item) }
         } else if checked != nil {
             try setField("checked", to: nil, of: item)
