@@ -19,11 +19,15 @@ public struct CodeNodePlugin: NodePlugin {
         ElementFields.common + [FieldSpec("language", .optionalString, default: .null)]
     }
 
+    /// Enter: a new line in the block, or out of it after two empty lines
+    /// (`EditorState.insertCodeLine(in:)`).
     public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool {
         try state.insertCodeLine(in: node.key)
         return true
     }
 
+    /// Backspace at the block's start: a paragraph of plain text
+    /// (`EditorState.convertCodeBlockToParagraph(_:)`).
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
         try state.convertCodeBlockToParagraph(node.key)
         return true

@@ -76,10 +76,12 @@ public struct ListItemNodePlugin: NodePlugin {
         BlockTemplate(type: Self.type, fields: Self.fieldsForCopy(of: node))
     }
 
+    /// Enter: see `EditorState.insertListItemParagraph(in:at:)`.
     public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool {
         try state.insertListItemParagraph(in: node.key, at: position)
     }
 
+    /// Backspace at the item's start: see `EditorState.collapseListItemAtStart(_:)`.
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
         try state.collapseListItemAtStart(node.key)
     }
@@ -108,7 +110,9 @@ public struct ListMarkupMapping: MarkupNodeMapping {
     }
 
     static func fields(_ type: ListType, start: Int) -> JSONObject {
-        ["listType": .string(type.rawValue), "start": .number(.integer(start)), "tag": .string(type.tag)]
+        var fields = type.listFields
+        fields["start"] = .number(.integer(start))
+        return fields
     }
 
     public func intent(of node: Node) -> MarkupIntent {

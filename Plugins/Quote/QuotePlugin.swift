@@ -22,6 +22,8 @@ public struct QuoteNodePlugin: NodePlugin {
         .paragraph(continuing: node)
     }
 
+    /// Backspace at the quote's start turns it into a paragraph, empty or not (Lexical's
+    /// `QuoteNode.collapseAtStart`).
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
         try state.replaceBlock(node.key, with: .paragraph(continuing: node))
         return true
