@@ -37,10 +37,10 @@ struct PluginRow {
 }
 
 let plugins: [PluginRow] = [
-    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
     PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup"]),
@@ -102,7 +102,10 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuirePluginsTests",
-        dependencies: ["QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport"],
+        dependencies: [
+            "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
+            "QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage",
+        ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings
     ),

@@ -43,6 +43,53 @@ extension CommandType where Payload == Bool {
     }
 }
 
+extension CommandType where Payload == Int {
+    /// A command with an integer, dispatchable by name with a JSON integer.
+    public static func scriptable(_ name: String) -> CommandType {
+        CommandType(name) { json in
+            guard let value = json.intValue else { throw EditorError.invalidPayload(command: name, reason: "expected an integer, not \(json.typeName)") }
+            return value
+        }
+    }
+}
+
+extension CommandType where Payload == String? {
+    /// A command with an optional string, dispatchable by name with a JSON string or null.
+    public static func scriptable(_ name: String) -> CommandType {
+        CommandType(name) { json in
+            switch json {
+            case .null: return nil
+            case .string(let value): return value
+            default: throw EditorError.invalidPayload(command: name, reason: "expected a string or null, not \(json.typeName)")
+            }
+        }
+    }
+}
+
+extension CommandType where Payload: RawRepresentable & SendableMetatype, Payload.RawValue == String {
+    /// A command whose payload is a string enumeration (a list type, a heading tag),
+    /// dispatchable by name with the case's raw value.
+    public static func scriptable(_ name: String) -> CommandType {
+        CommandType(name) { json in try decodeCase(from: json, command: name) }
+    }
+}
+
+extension CommandType {
+    /// A command whose payload is an optional string enumeration, dispatchable by name with the
+    /// case's raw value or null.
+    public static func scriptable<Case: RawRepresentable & SendableMetatype>(_ name: String) -> CommandType where Payload == Case?, Case.RawValue == String {
+        CommandType(name) { json -> Case? in json == .null ? nil : try decodeCase(from: json, command: name) }
+    }
+}
+
+/// The case of a string enumeration a JSON payload names.
+private func decodeCase<Case: RawRepresentable>(from json: JSONValue, command: String) throws -> Case where Case.RawValue == String {
+    guard let raw = json.stringValue, let value = Case(rawValue: raw) else {
+        throw EditorError.invalidPayload(command: command, reason: "expected one of \(String(describing: Case.self)) as a string, not \(JSONWriter().string(json))")
+    }
+    return value
+}
+
 extension CommandType where Payload == String {
     /// A command with a string, dispatchable by name with a JSON string.
     public static func scriptable(_ name: String) -> CommandType {
@@ -81,6 +128,19 @@ public enum Commands {
             throw EditorError.invalidPayload(command: "formatText", reason: "expected a format name such as \"bold\"")
         }
         return format
+    }
+    /// Turns the selected text blocks into blocks of the template's type (Lexical's
+    /// `$setBlocksType`): paragraph, heading, quote, code … Blocks whose parent does not take the
+    /// type (a list item) are left alone. By name: `{"type": "heading", "fields": {"tag": "h2"}}`.
+    public static let setBlocksType = CommandType<BlockTemplate>("setBlocksType") { json in
+        guard let object = json.objectValue, let type = object["type"]?.stringValue else {
+            throw EditorError.invalidPayload(command: "setBlocksType", reason: "expected {\"type\": …, \"fields\": {…}}")
+        }
+        switch object["fields"] {
+        case nil, .null?: return BlockTemplate(type: NodeType(type))
+        case .object(let fields)?: return BlockTemplate(type: NodeType(type), fields: fields)
+        case let other?: throw EditorError.invalidPayload(command: "setBlocksType", reason: "\"fields\" must be an object, not \(other.typeName)")
+        }
     }
     public static let undo = CommandType<Void>.scriptable("undo")
     public static let redo = CommandType<Void>.scriptable("redo")

@@ -122,6 +122,11 @@ public protocol NodePlugin: Sendable {
     /// and Delete never merge blocks across it, and a selection that crosses it deletes text
     /// inside each block but keeps every block. Default: false.
     var isolatesContent: Bool { get }
+    /// Whether typing and Backspace/Delete edit a text-role node's text in place, as they edit a
+    /// `text` node's, rather than treating it as an atom that typing goes around (a tab, whose
+    /// text is always "\t"). Lexical's subclasses of TextNode that hold ordinary text, such as
+    /// `code-highlight`, say true. Default: true only for `text`.
+    var editsTextInPlace: Bool { get }
 }
 
 /// Where the caret was when Enter split a block.
@@ -181,6 +186,7 @@ extension NodePlugin {
     public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool { false }
     public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool { false }
     public var isolatesContent: Bool { false }
+    public var editsTextInPlace: Bool { type == .text }
 }
 
 /// The fields every element serializes in Lexical JSON.
