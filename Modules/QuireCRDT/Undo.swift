@@ -57,12 +57,46 @@ extension FugueSequence {
         return c.leaf.elems[c.index].visible
     }
 
-    /// The element `id` and its Lamport timestamp, if it is in this sequence.
+    /// The element before `(leaf, index)` in document order.
+    func before(_ leaf: SeqNode, _ index: Int) -> (SeqNode, Int)? {
+        if index > 0 { return (leaf, index - 1) }
+        var l = leaf.prev
+        while let x = l { if !x.elems.isEmpty { return (x, x.elems.count - 1) }; l = x.prev }
+        return nil
+    }
+
+    /// The run holding the element `id` and the offset of `id` in it, if it is in this sequence.
     /// - Complexity: O(log r + L).
     func elem(_ id: ID) -> (Elem, Int32)? {
         guard let c = cursor(of: id) else { return nil }
         return (c.leaf.elems[c.index], c.offset)
     }
+}
+
+extension TreeState {
+    /// The fractional index that puts `n` back where `wanted` had it among the current children
+    /// of `parent`. The old index is reused unless a sibling has the same bytes: ties go by the
+    /// placing operation's Lamport, and the restoring operation's is newer, so a fresh index
+    /// between the right neighbours is made (when the neighbours tie with each other too, no
+    /// index fits between them and the old one is kept).
+    /// - Complexity: O(siblings).
+    func restoredPosition(of n: TreeID, under parent: TreeParent, wanted: NodePlacement) -> [UInt8] {
+        let siblings = (children[parent] ?? []).filter { $0 != n }.compactMap { nodes[$0] }
+        guard siblings.contains(where: { $0.position == wanted.position }) else { return wanted.position }
+        let left = siblings.last { $0.sortsBefore(wanted) }?.position
+        let right = siblings.first { !$0.sortsBefore(wanted) }?.position
+        if let left, let right, left == right { return wanted.position }
+        return FractionalIndex.new(left, right)
+    }
+}
+
+/// A formatting change undo makes: `key` becomes `value` on the text elements from `first`
+/// through `last` in document order.
+struct MarkFix {
+    var first: ID
+    var last: ID
+    var key: String
+    var value: Value
 }
 
 /// What one step touched, gathered from its operations.
@@ -141,17 +175,18 @@ extension DocStorage {
         return out
     }
 
-    /// The ranges (visible scalars) where the key of mark `m` must change, and to what: the
-    /// winner among the marks outside `scope` that cover each character.
+    /// The runs of text elements (tombstones included) between the anchors of mark `m` whose
+    /// value for its key must change, and to what: the winner among the marks outside `scope`
+    /// that cover them. Tombstones count because undo may bring them back as copies right next
+    /// to them, which must then show the right formatting.
     /// - Complexity: O(M · log n + r · a) for r runs between the anchors and a active marks.
-    func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [(range: Range<Int>, key: String, value: Value)] {
+    func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [MarkFix] {
         guard let seq = sequences[c], let key = seq.marks[m]?.key, let start = seq.cursor(of: m) else { return [] }
         let table = seq.marks
-        let before = seq.prefix(of: start)
-        var active = activeMarks(seq, c, at: before.elements)
-        var position = before.count
+        var active = activeMarks(seq, c, at: seq.prefix(of: start).elements)
         var current = Value.null, wanted = Value.null
-        var fixes: [(range: Range<Int>, key: String, value: Value)] = []
+        var fixes: [MarkFix] = []
+        var extending = false
         var it: (SeqNode, Int)? = (start.leaf, start.index)
         let end = m.advanced(by: 1)
         while let (leaf, i) = it {
@@ -161,20 +196,43 @@ extension DocStorage {
                 if e.kind == .markStart { active.insert(e.id) } else { active.remove(e.id.advanced(by: -1)) }
                 current = MarkInfo.winners(active, table)[key]?.value ?? .null
                 wanted = MarkInfo.winners(active, table, where: { !scope.reverts($0) })[key]?.value ?? .null
-            } else if e.visible {
-                let run = position..<(position + Int(e.length))
-                if current != wanted {
-                    if let last = fixes.last, last.range.upperBound == run.lowerBound, last.value == wanted {
-                        fixes[fixes.count - 1].range = last.range.lowerBound..<run.upperBound
-                    } else {
-                        fixes.append((run, key, wanted))
-                    }
+            } else if e.kind == .text {
+                if current == wanted {
+                    extending = false
+                } else if extending, fixes[fixes.count - 1].value == wanted {
+                    fixes[fixes.count - 1].last = e.lastID
+                } else {
+                    fixes.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
+                    extending = true
                 }
-                position = run.upperBound
             }
             it = seq.after(leaf, i)
         }
         return fixes
+    }
+
+    /// Records and applies a local mark whose anchors sit right before `fix.first` and right
+    /// after `fix.last` (``Document/mark(_:key:value:in:unit:)`` places them by visible
+    /// position, which may take in tombstones at the edges).
+    /// - Complexity: O(log n + L) plus the event when recorded.
+    func applyMarkFix(_ c: ContainerID, _ fix: MarkFix) {
+        let seq = sequence(c)
+        let configured = styles[fix.key] ?? .after
+        let expand = fix.value == .null ? configured.reversed : configured
+        let (counter, lamport) = nextLocalStamp()
+        let markID = ID(peer: peer, counter: counter)
+        seq.marks[markID] = MarkInfo(key: fix.key, value: fix.value, expand: expand, lamport: lamport, peer: peer)
+        let first = seq.splitBefore(fix.first)!
+        let startLeft = seq.before(first.leaf, first.index).map { OptID($0.0.elems[$0.1].lastID) } ?? .none
+        seq.insertElem(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: startLeft, originRight: OptID(fix.first),
+                            content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false), leaf: first.leaf, at: first.index)
+        let last = seq.splitAfter(fix.last)!
+        let endRight = seq.after(last.leaf, last.index).map { OptID($0.0.elems[$0.1].id) } ?? .none
+        seq.insertElem(Elem(peer: peer, counter: counter + 1, lamport: lamport + 1, length: 1, originLeft: OptID(fix.last), originRight: endRight,
+                            content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false), leaf: last.leaf, at: last.index + 1)
+        record(Op(container: c, counter: counter, content: .mark(MarkPayload(
+            key: fix.key, value: fix.value, expand: expand, startLeft: startLeft, startRight: OptID(fix.first), endLeft: OptID(fix.last), endRight: endRight))))
+        emitMark(c, seq, markID: markID, key: fix.key)
     }
 
     /// Inserts copies of deleted content right after the element `anchor`, as a local
@@ -241,7 +299,7 @@ extension Document {
         }
         for c in touched.marks.keys.sorted() {
             for m in touched.marks[c]! {
-                for fix in s.markFixes(c, m, scope: scope) { try mark(fix.range, key: fix.key, value: fix.value, in: c) }
+                for fix in s.markFixes(c, m, scope: scope) { mutate().applyMarkFix(c, fix) }
             }
         }
         if !touched.keys.isEmpty { try revertKeys(touched.keys, scope: scope) }
@@ -357,7 +415,11 @@ extension Document {
             }
             if have.parent == parent && have.position == target?.position { continue }
             if case .node(let p) = parent, st.trees[c]!.isAncestor(n, of: p) { continue }
-            st.placeTreeNode(c, n, parent: parent, position: target?.position ?? [])
+            guard let target else { continue }
+            let position = st.trees[c]!.restoredPosition(of: n, under: parent, wanted: target)
+            // Already there (a fresh index between the same neighbours changes nothing).
+            if have.parent == parent && have.position == position { continue }
+            st.placeTreeNode(c, n, parent: parent, position: position)
         }
     }
 }

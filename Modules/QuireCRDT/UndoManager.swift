@@ -107,7 +107,7 @@ public struct UndoManager: Sendable {
     private var lastPush = -Double.infinity
     private var excludedPrefixes: [String] = []
     private var foreign: [Range<Counter>] = []
-    private var aliases = UndoAliases()
+    private(set) var aliases = UndoAliases()
     private var lastPopped: [Cursor]?
     private var group: (open: Bool, pushed: Bool)?
 
