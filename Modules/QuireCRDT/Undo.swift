@@ -74,18 +74,33 @@ extension FugueSequence {
 }
 
 extension TreeState {
-    /// The fractional index that puts `n` back where `wanted` had it among the current children
-    /// of `parent`. The old index is reused unless a sibling has the same bytes: ties go by the
-    /// placing operation's Lamport, and the restoring operation's is newer, so a fresh index
-    /// between the right neighbours is made (when the neighbours tie with each other too, no
-    /// index fits between them and the old one is kept).
+    /// The fractional index that puts `n` back in the sibling order of `wanted` (the tree
+    /// without the reverted operations) among the current children of `parent`.
+    ///
+    /// Siblings are compared by their placement in `wanted` when they sit under `parent` there
+    /// (so nodes restored earlier in the same step count where they belong), else by their
+    /// current one. The old index bytes `b` are reused when they still fall between the left
+    /// and right neighbours' current bytes (a tie with the left one is fine: the restoring
+    /// operation is newer, so it sorts after); otherwise a fresh index between the neighbours
+    /// is made. When the neighbours' bytes tie, nothing fits between them and `b` is kept.
     /// - Complexity: O(siblings).
-    func restoredPosition(of n: TreeID, under parent: TreeParent, wanted: NodePlacement) -> [UInt8] {
-        let siblings = (children[parent] ?? []).filter { $0 != n }.compactMap { nodes[$0] }
-        guard siblings.contains(where: { $0.position == wanted.position }) else { return wanted.position }
-        let left = siblings.last { $0.sortsBefore(wanted) }?.position
-        let right = siblings.first { !$0.sortsBefore(wanted) }?.position
-        if let left, let right, left == right { return wanted.position }
+    func restoredPosition(of n: TreeID, under parent: TreeParent, in wanted: TreeState) -> [UInt8] {
+        guard let target = wanted.nodes[n] else { return [] }
+        var left: [UInt8]?, right: [UInt8]?
+        for s in children[parent] ?? [] where s != n {
+            guard let now = nodes[s] else { continue }
+            let key = wanted.nodes[s].flatMap { $0.parent == parent ? $0 : nil } ?? now
+            if key.sortsBefore(target) {
+                if left.map({ $0.lexicographicallyPrecedes(now.position) }) ?? true { left = now.position }
+            } else if right.map({ now.position.lexicographicallyPrecedes($0) }) ?? true {
+                right = now.position
+            }
+        }
+        let b = target.position
+        let fitsLeft = left.map { !b.lexicographicallyPrecedes($0) } ?? true
+        let fitsRight = right.map { b.lexicographicallyPrecedes($0) } ?? true
+        if fitsLeft && fitsRight { return b }
+        if let left, let right, !left.lexicographicallyPrecedes(right) { return b }
         return FractionalIndex.new(left, right)
     }
 }
@@ -404,8 +419,15 @@ extension Document {
             while case .node(let p)? = cur?.parent, d <= wanted.nodes.count { d += 1; cur = wanted.nodes[p] }
             return wanted.nodes[n] == nil ? -1 : d
         }
-        // Parents before children, so a restored subtree is rebuilt top-down without cycles.
-        for n in nodes.sorted(by: { (depth($0), $0) < (depth($1), $1) }) {
+        // Parents before children, so a restored subtree is rebuilt top-down without cycles;
+        // siblings in their wanted order, so each finds its left neighbour already in place.
+        let order = nodes.sorted { x, y in
+            let dx = depth(x), dy = depth(y)
+            if dx != dy { return dx < dy }
+            guard let px = wanted.nodes[x], let py = wanted.nodes[y] else { return x < y }
+            return px.sortsBefore(py)
+        }
+        for n in order {
             guard let have = st.trees[c]?.nodes[n] else { continue }
             let target = wanted.nodes[n]
             let parent = target?.parent ?? .deleted
@@ -413,10 +435,10 @@ extension Document {
                 if have.parent != .deleted { st.placeTreeNode(c, n, parent: .deleted, position: []) }
                 continue
             }
-            if have.parent == parent && have.position == target?.position { continue }
+            // Placed by the very operation the wanted state has: nothing to do.
+            if have == target { continue }
             if case .node(let p) = parent, st.trees[c]!.isAncestor(n, of: p) { continue }
-            guard let target else { continue }
-            let position = st.trees[c]!.restoredPosition(of: n, under: parent, wanted: target)
+            let position = st.trees[c]!.restoredPosition(of: n, under: parent, in: wanted)
             // Already there (a fresh index between the same neighbours changes nothing).
             if have.parent == parent && have.position == position { continue }
             st.placeTreeNode(c, n, parent: parent, position: position)
