@@ -90,7 +90,7 @@ public struct UndoManager: Sendable {
     public let peer: PeerID
     /// Local commits within this many milliseconds of a step's first commit merge into it.
     public var mergeInterval: Double = 0
-    /// The most undo steps kept; the oldest go first.
+    /// The most undo steps kept; the oldest go first (setting it trims: O(steps)).
     public var maxUndoSteps: Int = .max {
         didSet { trim() }
     }
@@ -118,6 +118,8 @@ public struct UndoManager: Sendable {
         nextCounter = doc.version[doc.peer]
         self.clock = clock
     }
+
+    // Stack queries are O(1).
 
     /// Whether there is a step to undo.
     public var canUndo: Bool { !undoStack.isEmpty }
@@ -152,6 +154,7 @@ public struct UndoManager: Sendable {
     }
 
     /// Ends the group; the next checkpoint is a step of its own.
+    /// - Complexity: O(1).
     public mutating func groupEnd() { group = nil }
 
     /// Commits `doc` and records the local operations since the last checkpoint as an undo step
