@@ -86,7 +86,9 @@ extension Document {
         return s.frontiers(of: version)
     }
 
-    /// The history index at the committed version, cached until the document changes.
+    /// The history index of the committed history, cached until a commit or import changes it.
+    /// Keyed by the committed version: uncommitted operations are in no checkout, and a commit
+    /// moves the key, so the index never misses a committed deletion.
     /// - Complexity: O(1) when cached, else O(ops + runs).
-    func historyIndex() -> HistoryIndex { s.history.index(s, version: version) }
+    func historyIndex() -> HistoryIndex { s.history.index(s, version: s.version) }
 }

@@ -184,9 +184,13 @@ extension Mirror {
         #expect(throws: VersionError.splitsMark(ID(peer: 1, counter: 5))) {
             try a.fork(at: Frontiers([ID(peer: 1, counter: 5)]))
         }
-        // Uncommitted operations stay out of a fork.
+        // Uncommitted operations stay out of a fork and out of checkouts until committed.
         var pending = a
         try pending.insertText("?", at: 0, in: t)
         #expect(pending.fork(peer: 7).text(t) == "hello")
+        try pending.delete(at: 1, count: 2, in: t)
+        #expect(try pending.checkout(pending.frontiers).text(t) == "hello")
+        pending.commit()
+        #expect(try pending.checkout(pending.frontiers).text(t) == "?llo")
     }
 }
