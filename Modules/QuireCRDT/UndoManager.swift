@@ -61,7 +61,7 @@ public enum UndoError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Undo and redo of this peer's own changes, with Loro's semantics: remote changes are never
 /// undone, and an undo made after remote changes arrived takes back exactly the local change
-/// (see ``Document/revert(_:scope:aliases:)`` for what that means per container). Undo and redo
+/// (see <doc:Undo> for what that means per container). Undo and redo
 /// are new local operations that sync like any other.
 ///
 /// The manager is a value next to the document; every call takes the document `inout`. A
@@ -184,7 +184,7 @@ public struct UndoManager: Sendable {
     /// Undoes the latest step: appends and commits local operations that take it back. The
     /// new step pushed for redo gets `selection` (the selection now, before the undo) when
     /// this starts an undo run; returns nil when there was nothing (left) to undo.
-    /// - Complexity: see ``Document/revert(_:scope:aliases:)``.
+    /// - Complexity: O(a · log n) for the a atoms the step touched, plus the scans described in <doc:Undo>.
     @discardableResult
     public mutating func undo(_ doc: inout Document, selection: UndoItemMeta? = nil) throws(UndoError) -> UndoStep? {
         try perform(.undo, &doc, selection: selection)
