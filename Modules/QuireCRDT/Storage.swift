@@ -56,6 +56,9 @@ final class DocStorage: @unchecked Sendable {
     // Events
     var recordEvents = false
     @exclusivity(unchecked) var events: [ContainerEvent] = []
+    // The last history index built for checkouts, diffs and forks (never copied: a copy's
+    // arenas differ).
+    let history = HistoryCache()
 
     init(peer: PeerID) { self.peer = peer }
 
