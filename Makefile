@@ -37,4 +37,5 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ModelBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TextStorageBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks EditorBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
