@@ -295,10 +295,11 @@ struct JSONReader {
         switch peek() {
         case UInt8(ascii: "{"): try readObject { (r, _) throws(LoroJSONError) in try r.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { (r, _) throws(LoroJSONError) in try r.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "\""): _ = try readRawString()
+        case UInt8(ascii: "\""): _ = try readString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"): try literal("null")
-        case .some: _ = try readNumber()
+        case .some(let b) where b == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b): _ = try readNumber()
+        case .some: throw syntaxError("expected a value")
         case nil: throw syntaxError("unexpected end of input, expected a value")
         }
     }
