@@ -5,6 +5,9 @@
 struct JSONReader {
     let bytes: [UInt8]
     var offset = 0
+    /// The keys of the objects being read, innermost last (for refusing duplicate keys without
+    /// an allocation per object).
+    private var openKeys: [Range<Int>] = []
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -54,15 +57,16 @@ struct JSONReader {
     mutating func readObject(_ field: (inout JSONReader, Range<Int>) throws(LoroJSONError) -> Void) throws(LoroJSONError) {
         try expect(UInt8(ascii: "{"), "an object")
         if peek() == UInt8(ascii: "}") { offset += 1; return }
-        var seen: [Range<Int>] = []
+        let firstKey = openKeys.count
+        defer { openKeys.removeSubrange(min(firstKey, openKeys.count)...) }
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw syntaxError("expected a string key") }
             let keyStart = offset
-            let key = try readRawString()
-            for other in seen where bytes[other] == bytes[key] {
+            let key = try readRawString().range
+            for other in openKeys[firstKey...] where bytes[other] == bytes[key] {
                 throw syntaxError("duplicate key \"\(String(decoding: bytes[key], as: UTF8.self))\"", at: keyStart)
             }
-            seen.append(key)
+            openKeys.append(key)
             try expect(UInt8(ascii: ":"), "':' after a key")
             skipWhitespace()
             try field(&self, key)
@@ -110,20 +114,31 @@ struct JSONReader {
 
     // MARK: scalars
 
-    /// Reads a string whose contents need no unescaping, returning the byte range between the
-    /// quotes; a string with escapes is validated and its range still returned (callers that need
-    /// the value use ``readString()``).
-    private mutating func readRawString() throws(LoroJSONError) -> Range<Int> {
+    /// Reads a string without decoding it: the byte range between the quotes and whether it
+    /// has escapes (callers that need an escaped string's value use ``readString()``).
+    private mutating func readRawString() throws(LoroJSONError) -> (range: Range<Int>, escaped: Bool) {
         offset += 1
         let start = offset
+        var escaped = false
         while offset < bytes.count {
             let b = bytes[offset]
-            if b == UInt8(ascii: "\"") { offset += 1; return start..<(offset - 1) }
-            if b == UInt8(ascii: "\\") { offset += 2; continue }
+            if b == UInt8(ascii: "\"") { offset += 1; return (start..<(offset - 1), escaped) }
+            if b == UInt8(ascii: "\\") { offset += 2; escaped = true; continue }
             if b < 0x20 { throw syntaxError("control character in a string") }
             offset += 1
         }
         throw syntaxError("unterminated string", at: start - 1)
+    }
+
+    /// Reads a string and returns its raw bytes' range when it has no escapes; with escapes the
+    /// reader stays put and returns nil (read it with ``readString()``).
+    /// - Complexity: O(length).
+    mutating func readUnescapedString() throws(LoroJSONError) -> Range<Int>? {
+        guard peek() == UInt8(ascii: "\"") else { throw syntaxError("expected a string") }
+        let start = offset
+        let (range, escaped) = try readRawString()
+        if escaped { offset = start; return nil }
+        return range
     }
 
     /// Whether the next value is `null` (consumed when it is).

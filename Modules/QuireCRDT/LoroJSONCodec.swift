@@ -129,7 +129,34 @@ struct LoroJSONDecoder {
     }
 
     static func id(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> ID {
-        try id(Substring(try r.readString()), peers)
+        guard let range = try r.readUnescapedString() else { return try id(Substring(try r.readString()), peers) }
+        // Fast path: "counter@peer" read straight from the bytes; anything else gets the full check and its message.
+        if let id = parseID(r.bytes, range) { return ID(peer: try peer(id.peer, peers), counter: id.counter) }
+        return try id(Substring(String(decoding: r.bytes[range], as: UTF8.self)), peers)
+    }
+
+    /// `counter@peer` in ASCII digits (peer not yet resolved through the table); nil otherwise.
+    static func parseID(_ bytes: [UInt8], _ range: Range<Int>) -> (peer: UInt64, counter: Counter)? {
+        var i = range.lowerBound
+        var counter: Int64 = 0
+        let counterStart = i
+        while i < range.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39, i - counterStart < 10 {
+            counter = counter * 10 + Int64(bytes[i] - 0x30)
+            i += 1
+        }
+        guard i > counterStart, i < range.upperBound, bytes[i] == UInt8(ascii: "@"), counter <= Int64(Counter.max) else { return nil }
+        i += 1
+        let peerStart = i
+        var peer: UInt64 = 0
+        while i < range.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            let (m, o1) = peer.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(UInt64(bytes[i] - 0x30))
+            if o1 || o2 { return nil }
+            peer = a
+            i += 1
+        }
+        guard i == range.upperBound, i > peerStart else { return nil }
+        return (peer, Counter(counter))
     }
 
     /// `cid:root-NAME:Type` or `cid:COUNTER@PEER:Type`.
@@ -187,8 +214,9 @@ struct LoroJSONDecoder {
                 message = try r.readString()
             } else if r.key(key, is: "ops") {
                 var list: [LoroJSONOp] = []
+                var cache: ContainerCache = nil
                 try r.readArray { (r, i) throws(LoroJSONError) in
-                    do throws(LoroJSONError) { list.append(try Self.op(&r, peers: peers)) } catch { throw error.prefixed(".ops[\(i)]") }
+                    do throws(LoroJSONError) { list.append(try Self.op(&r, peers: peers, cache: &cache)) } catch { throw error.prefixed(".ops[\(i)]") }
                 }
                 ops = list
             } else {
@@ -212,13 +240,23 @@ struct LoroJSONDecoder {
         return LoroJSONChange(id: id, timestamp: timestamp, deps: deps, lamport: lamport, message: message, ops: ops)
     }
 
-    static func op(_ r: inout JSONReader, peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONOp {
+    /// The last container ID read and its raw bytes: consecutive ops usually share their container.
+    typealias ContainerCache = (bytes: ArraySlice<UInt8>, id: ContainerID)?
+
+    static func op(_ r: inout JSONReader, peers: [PeerID]?, cache: inout ContainerCache) throws(LoroJSONError) -> LoroJSONOp {
         var container: ContainerID?
         var counter: Counter?
         var content: LoroJSONOpContent?
         var deferredContent: Int?
         try r.readObject { (r, key) throws(LoroJSONError) in
             if r.key(key, is: "container") {
+                if let range = try r.readUnescapedString() {
+                    if let cached = cache, cached.bytes == r.bytes[range] { container = cached.id; return }
+                    guard let s = String(validating: r.bytes[range], as: UTF8.self) else { throw .schema(path: ".container", reason: "invalid UTF-8") }
+                    do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
+                    cache = (r.bytes[range], container!)
+                    return
+                }
                 let s = try r.readString()
                 do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
             } else if r.key(key, is: "counter") {
