@@ -82,27 +82,19 @@ struct LoroJSONExporter {
     /// - Complexity: see ``Document/exportJSONUpdates(from:to:)``.
     mutating func convert(_ change: Change) -> LoroJSONChange {
         let peer = change.peer
-        let deps = change.deps.sorted()
-        var touched: [(ContainerID, VersionTracker)] = []
-        var target: VersionVector?
+        var scope = ChangeTrackers(peer: peer, deps: change.deps)
         var out: [LoroJSONOp] = []
 
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
-            if let (_, t) = touched.first(where: { $0.0 == c }) { return t }
-            let t: VersionTracker
-            if let existing = trackers[c] {
-                t = existing
-            } else {
-                t = VersionTracker(elements: storage.sequences[c], allFuture: true, version: VersionVector(), frontiers: [])
-                trackers[c] = t
-            }
-            touched.append((c, t))
-            if t.frontiers != deps {
+            if let t = scope.tracker(for: c) { return t }
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: true, version: VersionVector(), frontiers: [])
+            trackers[c] = t
+            if scope.use(t, for: c) {
                 if graph == nil { graph = CausalGraph(history: storage.changes) }
-                let vv = target ?? graph!.versionVector(of: deps)
-                target = vv
-                t.checkout(to: vv, frontiers: deps, container: c, indexes: [index])
+                let vv = scope.target ?? graph!.versionVector(of: scope.deps)
+                scope.target = vv
+                t.checkout(to: vv, frontiers: scope.deps, container: c, indexes: [index])
             }
             return t
         }
@@ -161,13 +153,7 @@ struct LoroJSONExporter {
                 out.append(LoroJSONOp(container: c, counter: op.counter, content: content))
             }
         }
-        let end = change.end
-        for (_, t) in touched {
-            var vv = target ?? t.version
-            vv.extend(peer: peer, to: end)
-            t.version = vv
-            t.frontiers = [ID(peer: peer, counter: end - 1)]
-        }
+        scope.finish(end: change.end)
         return LoroJSONChange(id: ID(peer: peer, counter: change.counter), timestamp: 0, deps: change.deps, lamport: change.lamport, message: nil, ops: out)
     }
 

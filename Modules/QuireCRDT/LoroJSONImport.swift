@@ -147,27 +147,19 @@ struct LoroJSONImporter {
 
     private mutating func convert(_ change: LoroJSONChange, source: String, opOffset: Int) throws(LoroJSONError) -> Change {
         let peer = change.id.peer
-        let deps = change.deps.sorted()
-        var touched: [(ContainerID, VersionTracker)] = []
-        var target: VersionVector?
+        var scope = ChangeTrackers(peer: peer, deps: change.deps)
         var ops: [Op] = []
         ops.reserveCapacity(change.ops.count)
 
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
-            if let (_, t) = touched.first(where: { $0.0 == c }) { return t }
-            let t: VersionTracker
-            if let existing = trackers[c] {
-                t = existing
-            } else {
-                t = VersionTracker(elements: storage.sequences[c], allFuture: false, version: storage.version, frontiers: storage.frontiers.ids)
-                trackers[c] = t
-            }
-            touched.append((c, t))
-            if t.frontiers != deps {
-                let vv = target ?? versionVector(of: deps)
-                target = vv
-                move(t, c, to: vv, frontiers: deps)
+            if let t = scope.tracker(for: c) { return t }
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: false, version: storage.version, frontiers: storage.frontiers.ids)
+            trackers[c] = t
+            if scope.use(t, for: c) {
+                let vv = scope.target ?? versionVector(of: scope.deps)
+                scope.target = vv
+                move(t, c, to: vv, frontiers: scope.deps)
             }
             return t
         }
@@ -245,12 +237,7 @@ struct LoroJSONImporter {
             j += 1
         }
         let end = change.id.counter + Counter(change.length)
-        for (_, t) in touched {
-            var vv = target ?? t.version
-            vv.extend(peer: peer, to: end)
-            t.version = vv
-            t.frontiers = [ID(peer: peer, counter: end - 1)]
-        }
+        scope.finish(end: end)
         convertedSpans.append((peer, change.id.counter, end, change.deps))
         graph?.add(peer: peer, start: change.id.counter, end: end, deps: change.deps)
         return Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops, length: end - change.id.counter)

@@ -183,6 +183,41 @@ final class VersionTracker {
     }
 }
 
+/// The trackers one change uses: each is moved to the change's dependencies the first time the
+/// change uses it, and all of them end at the dependencies plus the change.
+struct ChangeTrackers {
+    let peer: PeerID
+    /// The change's dependencies, sorted.
+    let deps: [ID]
+    private(set) var used: [(ContainerID, VersionTracker)] = []
+    /// The version vector of `deps`, once computed.
+    var target: VersionVector?
+
+    init(peer: PeerID, deps: [ID]) {
+        self.peer = peer
+        self.deps = deps.sorted()
+    }
+
+    /// The tracker of `c` when the change already uses it.
+    func tracker(for c: ContainerID) -> VersionTracker? { used.first { $0.0 == c }?.1 }
+
+    /// Records that the change uses `t`; true when it must first be moved to the dependencies.
+    mutating func use(_ t: VersionTracker, for c: ContainerID) -> Bool {
+        used.append((c, t))
+        return t.frontiers != deps
+    }
+
+    /// After the change (ending at counter `end`): every tracker it used is at its dependencies plus the change.
+    func finish(end: Counter) {
+        for (_, t) in used {
+            var vv = target ?? t.version
+            vv.extend(peer: peer, to: end)
+            t.version = vv
+            t.frontiers = [ID(peer: peer, counter: end - 1)]
+        }
+    }
+}
+
 /// An operation of a sequence container as the tracker replays it: either it inserts its own
 /// atoms (text, list values, the two mark anchors) or it deletes the targets of its spans.
 struct TrackedOp {
