@@ -58,8 +58,8 @@ public struct LoroJSONOp: Sendable, Hashable {
     public var container: ContainerID
     /// The counter of the operation's first atom.
     public var counter: Counter
-    /// What the operation does.
-    public var content: LoroJSONOpContent
+    /// What the operation does (fixed, because ``length`` follows from it).
+    public let content: LoroJSONOpContent
     /// The number of atoms the operation occupies (scalars inserted, elements deleted, else 1).
     public let length: Int
 

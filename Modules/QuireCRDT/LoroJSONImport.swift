@@ -50,11 +50,15 @@ extension Document {
         for (i, change) in updates.changes.enumerated() { candidates.append(PendingJSONChange(change: change, source: "$.changes[\(i)]")) }
         var importer = LoroJSONImporter(storage: s)
         let (converted, waiting) = try importer.convertReady(candidates)
+        let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + Counter($0.change.length)) }
+        if converted.isEmpty && waiting.map(\.change.id).sorted() == s.pendingJSON.map(\.change.id).sorted() {
+            // Nothing new (duplicates only, or still waiting): leave the storage unshared.
+            return ImportStatus(applied: [], pending: s.pending.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) } + waitingSpans, event: nil)
+        }
         let st = mutate()
         let result: (applied: [IDSpan], pending: [IDSpan])
         do throws(CRDTError) { result = try st.importChanges(converted) } catch { throw .rejected(error) }
         st.pendingJSON = waiting
-        let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + Counter($0.change.length)) }
         return ImportStatus(applied: result.applied, pending: result.pending + waitingSpans, event: takeEvents(.import))
     }
 }
@@ -109,7 +113,18 @@ struct LoroJSONImporter {
             }
             remaining = waiting
         }
-        return (converted, remaining)
+        // The same change may arrive again while it waits: keep one copy, the longest.
+        var kept: [PendingJSONChange] = []
+        var slot: [ID: Int] = [:]
+        for candidate in remaining {
+            if let i = slot[candidate.change.id] {
+                if candidate.change.length > kept[i].change.length { kept[i] = candidate }
+            } else {
+                slot[candidate.change.id] = kept.count
+                kept.append(candidate)
+            }
+        }
+        return (converted, kept)
     }
 
     /// The part of a change from counter `k` on, as Loro slices changes (a cut insert moves its

@@ -122,6 +122,9 @@ import Testing
         var b = Document(peer: 6)
         let status = try b.importJSONUpdates(second)
         #expect(status.pending == [IDSpan(peer: 5, start: 3, end: 7)])
+        // The same waiting change again is kept once.
+        #expect(try b.importJSONUpdates(second).pending == [IDSpan(peer: 5, start: 3, end: 7)])
+        #expect(b.s.pendingJSON.count == 1)
         #expect(b.text(Self.text) == "")
         let done = try b.importJSONUpdates(first)
         #expect(done.pending.isEmpty)
