@@ -101,6 +101,38 @@ struct LoroInteropTests {
         try Self.expectSame(doc, loro, "a", "after the second update")
     }
 
+    /// Concurrent typing at the same spot, a concurrent mark whose edge the other side types at,
+    /// and concurrent deletes of the same characters: both sides order and style alike.
+    @Test func concurrentEditsAtTheSameSpot() throws {
+        let loro = try LoroPeer()
+        var doc = Self.document(peer: 5)
+        try doc.insertText("abcdef", at: 0, in: Self.body)
+        doc.commit()
+        try loro.create("b", peer: 6)
+        try loro.importJSON("b", doc.exportJSONUpdates().jsonString())
+        let base = doc.version
+        try doc.insertText("XX", at: 3, in: Self.body)
+        try doc.mark(1..<3, key: "bold", value: .bool(true), in: Self.body)
+        try doc.delete(at: 0, count: 1, in: Self.body)
+        doc.commit()
+        try loro.edit("b", [
+            ["op": "insert", "text": "YY", "pos": 3, "container": "body"],
+            ["op": "insert", "text": "Z", "pos": 1, "container": "body"],
+            ["op": "mark", "start": 2, "end": 5, "key": "link", "value": "u", "container": "body"],
+            ["op": "delete", "pos": 0, "len": 1, "container": "body"],
+        ])
+        let fromLoro = try loro.exportJSON("b", from: base)
+        try loro.importJSON("b", doc.exportJSONUpdates(from: base).jsonString())
+        try doc.importJSONUpdates(fromLoro)
+        try Self.expectSame(doc, loro, "b", "after exchanging concurrent edits")
+        // Typing at the edges of the merged marks afterwards still agrees.
+        let merged = doc.version
+        try doc.insertText("!", at: 3, in: Self.body)
+        doc.commit()
+        try loro.importJSON("b", doc.exportJSONUpdates(from: merged).jsonString())
+        try Self.expectSame(doc, loro, "b", "after typing at a mark edge")
+    }
+
     @Test func wholeLoroHistoryOfARandomSession() throws {
         let loro = try LoroPeer()
         for seed in 0..<UInt64(10) {
