@@ -187,9 +187,10 @@ struct LoroJSONImporter {
             switch op.content {
             case let .insertText(pos, text):
                 let t = tracker(c)
-                guard let (left, right) = t.origins(at: pos) else { throw Self.beyond(path, "insert position \(pos)", t) }
                 let scalars = Array(text.unicodeScalars)
-                t.insert(peer: peer, counter: op.counter, length: Int32(scalars.count), left: left, right: right)
+                guard let (left, right) = t.insert(at: pos, peer: peer, counter: op.counter, length: Int32(scalars.count)) else {
+                    throw Self.beyond(path, "insert position \(pos)", t)
+                }
                 batch.append(TrackedOp(counter: op.counter, length: Int32(scalars.count)), peer: peer, container: c)
                 ops.append(Op(container: c, counter: op.counter, content: .insertText(left: left, right: right, scalars)))
             case let .insertValues(pos, values):
@@ -197,8 +198,9 @@ struct LoroJSONImporter {
                     try Self.checkCreatedContainer(v, expected: ID(peer: peer, counter: op.counter + Counter(k)), path: "\(path).content.value[\(k)]")
                 }
                 let t = tracker(c)
-                guard let (left, right) = t.origins(at: pos) else { throw Self.beyond(path, "insert position \(pos)", t) }
-                t.insert(peer: peer, counter: op.counter, length: Int32(values.count), left: left, right: right)
+                guard let (left, right) = t.insert(at: pos, peer: peer, counter: op.counter, length: Int32(values.count)) else {
+                    throw Self.beyond(path, "insert position \(pos)", t)
+                }
                 batch.append(TrackedOp(counter: op.counter, length: Int32(values.count)), peer: peer, container: c)
                 ops.append(Op(container: c, counter: op.counter, content: .insertValues(left: left, right: right, values)))
             case let .delete(pos, len, _):
@@ -222,11 +224,13 @@ struct LoroJSONImporter {
                 guard start < end else { throw .invalidOperation(path: path, reason: "mark start \(start) is not before its end \(end)") }
                 try Self.checkNoContainers(value, path: "\(path).content.style_value")
                 let t = tracker(c)
-                guard end <= t.activeCount, let (sl, sr) = t.origins(at: start) else { throw Self.beyond(path, "mark range \(start)..<\(end)", t) }
-                t.insert(peer: peer, counter: op.counter, length: 1, left: sl, right: sr)
+                guard end <= t.activeCount, let (sl, sr) = t.insert(at: start, peer: peer, counter: op.counter, length: 1) else {
+                    throw Self.beyond(path, "mark range \(start)..<\(end)", t)
+                }
                 // Loro puts the end anchor after the `end`-th atom, counted with the start anchor in.
-                guard let (el, er) = t.origins(at: min(end + 1, t.activeCount)) else { throw Self.beyond(path, "mark end \(end)", t) }
-                t.insert(peer: peer, counter: op.counter + 1, length: 1, left: el, right: er)
+                guard let (el, er) = t.insert(at: min(end + 1, t.activeCount), peer: peer, counter: op.counter + 1, length: 1) else {
+                    throw Self.beyond(path, "mark end \(end)", t)
+                }
                 batch.append(TrackedOp(counter: op.counter, length: 2), peer: peer, container: c)
                 ops.append(Op(container: c, counter: op.counter, content: .mark(MarkPayload(
                     key: key, value: value, expand: ExpandType(loroInfo: info), startLeft: sl, startRight: sr, endLeft: el, endRight: er))))

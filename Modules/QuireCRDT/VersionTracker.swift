@@ -140,6 +140,49 @@ final class VersionTracker {
         sequence.integrate(Self.atomRun(peer: peer, counter: counter, length: length, left: left, right: right, status: 0), wantPosition: false)
     }
 
+    /// Inserts a run (an insert, or a mark anchor) at active position `pos` with the origins
+    /// Loro gives it, and returns them; nil when `pos` is beyond the active count. When the left
+    /// origin is directly followed by an element that exists at this version (always so in a
+    /// history without concurrency) the run goes right there; otherwise Fugue integration places
+    /// it among the future elements.
+    /// - Complexity: O(log n + L), plus the integration's cost in the concurrent case.
+    func insert(at pos: Int, peer: PeerID, counter: Counter, length: Int32) -> (left: OptID, right: OptID)? {
+        guard pos >= 0, pos <= activeCount else { return nil }
+        func run(_ left: OptID, _ right: OptID) -> Elem { Self.atomRun(peer: peer, counter: counter, length: length, left: left, right: right, status: 0) }
+        func exists(_ slot: (SeqNode, Int)?) -> Bool { slot.map { $0.0.elems[$0.1].trackerStatus & Self.futureBit == 0 } ?? true }
+        if pos > 0 {
+            guard let (cur, _) = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
+            let e = cur.leaf.elems[cur.index]
+            let left = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)
+            if cur.offset < e.length {
+                // Inside a run: the next atom of the run is the right origin; the new run goes between.
+                let right = ID(peer: e.peer, counter: e.counter + cur.offset)
+                if let i = sequence.split(cur.leaf, cur.index, at: cur.offset) {
+                    sequence.insertElem(run(left, OptID(right)), leaf: cur.leaf, at: i)
+                } else if let c = sequence.cursor(of: right) {
+                    sequence.insertElem(run(left, OptID(right)), leaf: c.leaf, at: c.index)
+                }
+                return (left, OptID(right))
+            }
+            let next = sequence.after(cur.leaf, cur.index)
+            if exists(next) {
+                let right = next.map { OptID($0.0.elems[$0.1].id) } ?? .none
+                sequence.insertElem(run(left, right), leaf: cur.leaf, at: cur.index + 1)
+                return (left, right)
+            }
+        } else {
+            let first = sequence.first()
+            if exists(first) {
+                let right = first.map { OptID($0.0.elems[$0.1].id) } ?? .none
+                sequence.insertElem(run(.none, right), leaf: sequence.firstLeaf, at: 0)
+                return (.none, right)
+            }
+        }
+        guard let (left, right) = origins(at: pos) else { return nil }
+        insert(peer: peer, counter: counter, length: length, left: left, right: right)
+        return (left, right)
+    }
+
     /// Sets or clears the future flag of the atoms of `span` and adds `deleteDelta` to their
     /// delete counts. Atoms the tracker does not know are skipped.
     /// - Complexity: O(k · (L + log n)) for k runs touched.
