@@ -5,7 +5,7 @@ extension Document {
     ///
     /// Our operations hold Fugue origins; Loro's hold positions at the change's dependencies.
     /// Each change is converted against a version-scoped view of its containers
-    /// (``VersionTracker``) that starts at the empty version and follows the changes in causal
+    /// (`VersionTracker`) that starts at the empty version and follows the changes in causal
     /// order. A delete whose targets are not contiguous at that version becomes several Loro
     /// delete ops, as Loro would have recorded it. Timestamps are exported as 0 and messages as
     /// null (QuireCRDT records neither).

@@ -17,7 +17,7 @@ extension Document {
     /// Imports Loro JSON updates, as Loro's `import_json_updates` does.
     ///
     /// Loro's operations carry positions counted at their change's dependencies; each change is
-    /// resolved against a version-scoped view of its containers (``VersionTracker``) into
+    /// resolved against a version-scoped view of its containers (`VersionTracker`) into
     /// operations with Fugue origins, then imported like binary updates. Changes already known
     /// are skipped (imports are idempotent); changes whose dependencies are missing wait in the
     /// document and are reported in ``ImportStatus/pending`` — they are retried by the next JSON

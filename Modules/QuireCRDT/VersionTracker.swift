@@ -9,7 +9,7 @@
 /// Positions count *active* atoms: elements present and not deleted; a text's mark anchors are
 /// atoms like characters (Loro's entity index).
 ///
-/// It reuses ``FugueSequence``: each atom is a `.value` element whose `deleted` flag means "not
+/// It reuses `FugueSequence`: each atom is a `.value` element whose `deleted` flag means "not
 /// active" and whose `trackerStatus` holds the future bit and the delete count, so Fugue
 /// integration, splitting and the summed B-tree come for free.
 final class VersionTracker {
