@@ -1,11 +1,15 @@
 # Quire's two entry points: `make run` (the demo) and `make test` (the test suite).
 # Both install the system libraries they need (Debian packages) when they are missing.
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
+APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev python3-venv
 SWIFT ?= swift
+PYTHON ?= python3
+# The real Loro peer of the interop tests: loro (pinned in Tests/Interop/requirements.txt) in a
+# virtualenv of its own; the tests find it through QUIRE_LORO_PYTHON and skip without it.
+INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
 
-.PHONY: run test deps build bench
+.PHONY: run test deps build bench interop-venv
 
 deps:
 	@missing=""; \
@@ -29,12 +33,19 @@ run: build
 	echo; echo "== quire show $(SAMPLE) --width 60"; "$$bin/quire" show $(SAMPLE) --width 60; \
 	echo; echo "== quire export --pretty $(SAMPLE) (first lines)"; "$$bin/quire" export --pretty $(SAMPLE) | head -n 12
 
-test: deps
-	$(SWIFT) test
+interop-venv:
+	@if [ ! -x $(INTEROP_VENV)/bin/python ]; then \
+	  echo "creating $(INTEROP_VENV)"; $(PYTHON) -m venv $(INTEROP_VENV); \
+	fi
+	@$(INTEROP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt
+
+test: deps interop-venv
+	QUIRE_LORO_PYTHON="$(CURDIR)/$(INTEROP_VENV)/bin/python" $(SWIFT) test $(SWIFT_TEST_FLAGS)
 
 # Release-mode benchmarks; each prints a table of ratios against its in-run baseline.
 bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ModelBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TextStorageBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks EditorBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark

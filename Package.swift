@@ -37,10 +37,10 @@ struct PluginRow {
 }
 
 let plugins: [PluginRow] = [
-    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup"]),
-    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
     PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
     PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
@@ -87,11 +87,25 @@ var targets: [Target] = [
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),
+    // The README's worked plugin example, compiled and tested so that it cannot rot.
+    .target(
+        name: "QuireCalloutExample",
+        dependencies: ["QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage"],
+        path: "Examples/Callout",
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "QuireCalloutExampleTests",
+        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport"],
+        path: "Tests/QuireCalloutExampleTests",
+        swiftSettings: strictSettings
+    ),
     .testTarget(
         name: "QuirePluginsTests",
         dependencies: [
-            "QuireCatalog", "QuireHeading", "QuireQuote", "QuireConfig", "QuireTestSupport",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireEditor", "QuireReconciler", "QuireSelection", "QuireTextStorage",
+            "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
+            "QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireSelection",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

@@ -2,7 +2,7 @@
 """Quire's peer benchmark: replays one editing trace into Loro (PyPI loro) and Yrs (PyPI pycrdt)
 and prints one JSON object {"loro": {...}, "yrs": {...}} for CRDTBenchmark's side-by-side table.
 
-Usage: python peer_bench.py TRACE.json.gz
+Usage: python peer_bench.py TRACE.json.gz [--json-out FILE]
 Metrics (times: best of REPEATS, time.perf_counter):
   replay_s              one commit/transaction per trace transaction
   one_commit_s          a single commit/transaction around the whole trace
@@ -11,6 +11,9 @@ Metrics (times: best of REPEATS, time.perf_counter):
   updates_bytes         all updates from the empty version as one blob
   import_all_s          fresh doc imports that blob
   update_bytes_per_txn  mean size of the update each transaction emits
+  json_bytes            Loro: export_json_updates of the whole history (written to --json-out FILE
+                        so that Quire imports the very same JSON)
+  import_json_s         Loro: a fresh doc imports that JSON text (parse included)
 """
 import gc
 import gzip
@@ -100,6 +103,19 @@ def bench_loro(txns, end):
         d.commit()
     del sub
     out["update_bytes_per_txn"] = sum(sizes) / max(1, len(txns))
+    json_text = doc.export_json_updates(loro.VersionVector(), doc.oplog_vv)
+    out["json_bytes"] = len(json_text.encode("utf-8"))
+    if JSON_OUT:
+        with open(JSON_OUT, "w", encoding="utf-8") as f:
+            f.write(json_text)
+
+    def import_json():
+        d = fresh()
+        d.import_json_updates(json_text)
+        return d
+
+    out["import_json_s"], d = best(import_json)
+    assert d.get_text("text").to_string() == end
     return out
 
 
@@ -167,7 +183,13 @@ def bench_yrs(txns, end):
     return out
 
 
+JSON_OUT = None
+
+
 def main():
+    global JSON_OUT
+    if "--json-out" in sys.argv:
+        JSON_OUT = sys.argv[sys.argv.index("--json-out") + 1]
     with gzip.open(sys.argv[1], "rt", encoding="utf-8") as f:
         trace = json.load(f)
     txns = edits(trace)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuireEditor
 import QuireModel
+import QuireReconciler
 import QuireTextStorage
 
 /// `quire edit-script SCRIPT.jsonl [--document FILE.json]`: replays what a text view would send.
@@ -33,14 +34,17 @@ struct EditScript: ParsableCommand {
     }
 
     func run() throws {
-        let registry = try config.load().registry
+        let loaded = try config.load()
+        let registry = loaded.registry
+        let extensions = loaded.configuration.plugins.flatMap(\.extensions)
         let initial: EditorState
         if let document {
             initial = try LexicalJSON.importState(from: InputFile.read(document), registry: registry)
         } else {
             initial = EditorState(registry: registry, paragraphs: [""])
         }
-        let editor = try Editor(state: initial, storage: TextStorage())
+        let editor = try Editor(state: initial, storage: TextStorage(), theme: Theme.standard.including(extensions))
+        editor.install(extensions)
         let lines = String(decoding: try InputFile.read(script), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             do {
@@ -98,32 +102,7 @@ struct EditScript: ParsableCommand {
     }
 
     static func dispatchNamed(_ name: String, payload: JSONValue, on editor: Editor) throws {
-        func bool() throws -> Bool {
-            switch payload {
-            case .bool(let value): return value
-            case .null: return true
-            default: throw EditorError.invalidPayload(command: name, reason: "expected a boolean")
-            }
-        }
-        let handled: Bool
-        switch name {
-        case Commands.insertText.name:
-            guard let text = payload.stringValue else { throw EditorError.invalidPayload(command: name, reason: "expected a string") }
-            handled = try editor.dispatch(Commands.insertText, text)
-        case Commands.insertParagraph.name: handled = try editor.dispatch(Commands.insertParagraph)
-        case Commands.insertLineBreak.name: handled = try editor.dispatch(Commands.insertLineBreak, bool())
-        case Commands.deleteCharacter.name: handled = try editor.dispatch(Commands.deleteCharacter, bool())
-        case Commands.deleteWord.name: handled = try editor.dispatch(Commands.deleteWord, bool())
-        case Commands.deleteLine.name: handled = try editor.dispatch(Commands.deleteLine, bool())
-        case Commands.formatText.name:
-            guard let format = payload.stringValue.flatMap(TextFormat.init(named:)) else {
-                throw EditorError.invalidPayload(command: name, reason: "expected a format name such as \"bold\"")
-            }
-            handled = try editor.dispatch(Commands.formatText, format)
-        case Commands.undo.name: handled = try editor.dispatch(Commands.undo)
-        case Commands.redo.name: handled = try editor.dispatch(Commands.redo)
-        default: handled = try editor.dispatch(CommandType<JSONValue>(name), payload)
-        }
+        let handled = try editor.dispatch(named: name, payload: payload)
         if !handled && name != Commands.undo.name && name != Commands.redo.name { throw EditorError.unknownCommand(name) }
     }
 }

@@ -41,6 +41,9 @@ struct Elem {
     var utf8: Int32
     var kind: ElemKind
     var deleted: Bool
+    /// Only version trackers (Loro JSON positions) use this: a future flag and a delete count
+    /// at the tracker's version. Always 0 in a document's own sequences.
+    var trackerStatus: UInt16 = 0
 
     @inline(__always) var visible: Bool { !deleted && kind.rawValue < 2 }
     @inline(__always) var id: ID { ID(peer: peer, counter: counter) }
@@ -502,6 +505,7 @@ final class FugueSequence {
             && a.counter + a.length == b.counter && a.lamport + Lamport(a.length) == b.lamport
             && b.originLeft == OptID(peer: a.peer, counter: a.counter + a.length - 1)
             && a.originRight == b.originRight && a.content + a.length == b.content
+            && a.trackerStatus == b.trackerStatus
     }
 
     /// Inserts `e` into `leaf` at element index `at`, merging with the left neighbour when possible.

@@ -47,6 +47,8 @@ final class DocStorage: @unchecked Sendable {
     @exclusivity(unchecked) var txnLength: Int32 = 0
     // Remote changes waiting for dependencies
     var pending: [Change] = []
+    // Loro JSON changes waiting for dependencies (positions resolve only at their dependencies)
+    var pendingJSON: [PendingJSONChange] = []
     // State
     @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
     @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
@@ -56,6 +58,9 @@ final class DocStorage: @unchecked Sendable {
     // Events
     var recordEvents = false
     @exclusivity(unchecked) var events: [ContainerEvent] = []
+    // The last history index built for checkouts, diffs and forks (never copied: a copy's
+    // arenas differ).
+    let history = HistoryCache()
 
     init(peer: PeerID) { self.peer = peer }
 
@@ -70,6 +75,7 @@ final class DocStorage: @unchecked Sendable {
         c.txnLamport = txnLamport
         c.txnLength = txnLength
         c.pending = pending
+        c.pendingJSON = pendingJSON
         c.sequences = sequences.mapValues { $0.copy() }
         c.maps = maps
         c.trees = trees

@@ -30,7 +30,9 @@ public final class Editor {
     private var textListeners: [(id: Int, body: (String) -> Void)] = []
     private var errorListeners: [(id: Int, body: (any Error) -> Void)] = []
     private var commandListeners: [String: [(id: Int, priority: CommandPriority, body: (Any, Editor) throws -> Bool)]] = [:]
+    private var payloadDecoders: [String: (JSONValue) throws -> Any] = [:]
     private var transforms: [NodeType: [(id: Int, body: (inout EditorState, NodeKey) throws -> Void)]] = [:]
+    private var batchTransforms: [NodeType: [(id: Int, body: (inout EditorState, [NodeKey]) throws -> Void)]] = [:]
     private var nextListenerID = 0
     /// The error of the last native edit the editor could not apply (the storage is unchanged).
     public private(set) var lastNativeEditError: (any Error)?
@@ -131,13 +133,20 @@ public final class Editor {
             if passes > Self.maximumTransformPasses { throw EditorError.transformLoop(passes: Self.maximumTransformPasses) }
             next.clearDirtyNodes()
             var normalizedParents = Set<NodeKey>()
+            var batches: [NodeType: [NodeKey]] = [:]
             for key in toVisit.sorted() {
                 guard let node = next[key], next.isAttached(key) else { continue }
+                if batchTransforms[node.type] != nil { batches[node.type, default: []].append(key) }
                 if node.role == .text, let parent = node.parent, normalizedParents.insert(parent).inserted {
                     do { try next.normalizeTextChildren(of: parent) } catch { throw EditorError.model(error) }
                 }
                 guard let registered = transforms[node.type], next[key] != nil else { continue }
                 for transform in registered { try transform.body(&next, key) }
+            }
+            for (type, keys) in batches.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let attached = keys.filter { next.isAttached($0) && next[$0]?.type == type }
+                guard !attached.isEmpty else { continue }
+                for transform in batchTransforms[type] ?? [] { try transform.body(&next, attached) }
             }
             toVisit = next.dirtyNodes
             accumulated.formUnion(toVisit)
@@ -206,6 +215,17 @@ public final class Editor {
         return token
     }
 
+    /// Runs `transform` once per transform pass with every attached node of `type` that the update
+    /// (or the previous pass) wrote, in key order, after the pass's per-node transforms. For work
+    /// that is cheaper per batch than per node: a list renumbers once from its first written item
+    /// instead of once per written item. Its writes start another pass, as a per-node transform's do.
+    @discardableResult
+    public func registerNodeTransform(_ type: NodeType, batch transform: @escaping (inout EditorState, [NodeKey]) throws -> Void) -> ListenerToken {
+        let token = makeToken()
+        batchTransforms[type, default: []].append((token.id, transform))
+        return token
+    }
+
     /// Handles `command` at `priority`; return true to stop lower priorities.
     @discardableResult
     public func registerCommand<Payload>(_ command: CommandType<Payload>, priority: CommandPriority = .normal, _ handler: @escaping (Payload, Editor) throws -> Bool) -> ListenerToken {
@@ -217,7 +237,29 @@ public final class Editor {
             return try handler(typed, editor)
         }
         commandListeners[command.name, default: []].append((token.id, priority, erased))
+        if let decode = command.decodePayload {
+            payloadDecoders[command.name] = { json in try decode(json) }
+        }
         return token
+    }
+
+    /// Dispatches a command by name with a JSON payload, for commands declared with a JSON
+    /// decoder (every built-in, and plugin commands that opt in). Returns whether a listener
+    /// handled it.
+    ///
+    /// - Throws: `EditorError.unknownCommand` when no listener for `name` was registered with a
+    ///   decoder, `.invalidPayload` when the payload does not decode, or what the listener throws.
+    @discardableResult
+    public func dispatch(named name: String, payload: JSONValue) throws -> Bool {
+        guard let decode = payloadDecoders[name], commandListeners[name]?.isEmpty == false else {
+            throw EditorError.unknownCommand(name)
+        }
+        return try runListeners(name, try decode(payload))
+    }
+
+    /// The names of the commands `dispatch(named:payload:)` accepts, sorted.
+    public var scriptableCommandNames: [String] {
+        payloadDecoders.keys.filter { commandListeners[$0]?.isEmpty == false }.sorted()
     }
 
     /// Removes a listener, command handler or transform.
@@ -227,6 +269,7 @@ public final class Editor {
         errorListeners.removeAll { $0.id == token.id }
         for name in commandListeners.keys { commandListeners[name]?.removeAll { $0.id == token.id } }
         for type in transforms.keys { transforms[type]?.removeAll { $0.id == token.id } }
+        for type in batchTransforms.keys { batchTransforms[type]?.removeAll { $0.id == token.id } }
     }
 
     private func makeToken() -> ListenerToken {
@@ -238,7 +281,11 @@ public final class Editor {
     /// registered first within a priority) until one returns true. Returns whether one did.
     @discardableResult
     public func dispatch<Payload>(_ command: CommandType<Payload>, _ payload: Payload) throws -> Bool {
-        let listeners = (commandListeners[command.name] ?? []).enumerated()
+        try runListeners(command.name, payload)
+    }
+
+    private func runListeners(_ name: String, _ payload: Any) throws -> Bool {
+        let listeners = (commandListeners[name] ?? []).enumerated()
             .sorted { ($0.element.priority, $0.offset) > ($1.element.priority, $1.offset) }
         for (_, listener) in listeners where try listener.body(payload, self) { return true }
         return false
@@ -271,6 +318,10 @@ public final class Editor {
         }
         registerCommand(Commands.deleteLine, priority: .editor) { backward, editor in
             try editor.update { try $0.deleteLine(backward: backward) }
+            return true
+        }
+        registerCommand(Commands.setBlocksType, priority: .editor) { template, editor in
+            try editor.update { try $0.setBlocksType(template) }
             return true
         }
         registerCommand(Commands.formatText, priority: .editor) { format, editor in
@@ -421,7 +472,7 @@ public final class Editor {
         try update(tag: string.isEmpty ? "delete" : "typing") { state in
             state.selection = RangeSelection(anchor: selection.anchor, focus: selection.focus, format: format, style: style)
             if string.isEmpty {
-                try state.removeSelectedText()
+                try state.deleteSelectedRange()
             } else if isComposition {
                 try state.insertText(string)
             } else {

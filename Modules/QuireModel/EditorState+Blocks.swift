@@ -53,10 +53,8 @@ extension EditorState {
         var attempt = self
         var replaced: [NodeKey] = []
         for block in try attempt.selectedTextBlocks() {
-            guard let node = attempt[block], let parent = node.parent.flatMap({ attempt[$0] }),
-                  let parentPlugin = attempt.plugin(of: parent),
-                  parentPlugin.childRule.accepts(type: template.type, role: plugin.role) else { continue }
-            if node.type == template.type && template.fields.allSatisfy({ node.fields[$0.key] == $0.value }) {
+            guard let node = attempt[block], attempt.parentAccepts(node, type: template.type, role: plugin.role) else { continue }
+            if node.matches(template) {
                 replaced.append(block)
                 continue
             }
@@ -104,5 +102,32 @@ extension EditorState {
             .map { attempt.startPoint(of: $0) } ?? .element(position.parent, position.index + 1)
         attempt.selection = RangeSelection(caret: caret, format: selection.format, style: selection.style)
         self = attempt
+    }
+
+    /// Toggles the selected text blocks between the template's type and paragraphs, as a
+    /// toolbar's block-type button does: when every selected block that can take the type already
+    /// has it (with the template's fields), they become paragraphs; otherwise they take it
+    /// (`setBlocksType`). Returns the blocks now in place.
+    ///
+    /// - Complexity: O(selected blocks · (children + depth) · log n).
+    @discardableResult
+    public mutating func toggleBlocksType(_ template: BlockTemplate) throws(ModelError) -> [NodeKey] {
+        guard let plugin = registry.plugin(for: template.type) else { throw .unknownType(template.type) }
+        let eligible = try selectedTextBlocks().compactMap { self[$0] }.filter { parentAccepts($0, type: template.type, role: plugin.role) }
+        let isSet = !eligible.isEmpty && eligible.allSatisfy { $0.matches(template) }
+        return try setBlocksType(isSet ? BlockTemplate(type: .paragraph) : template)
+    }
+
+    /// Whether the parent of `node` takes a child of `type` and `role` (false for a detached node).
+    public func parentAccepts(_ node: Node, type: NodeType, role: NodeRole) -> Bool {
+        guard let parent = node.parent.flatMap({ self[$0] }), let parentPlugin = plugin(of: parent) else { return false }
+        return parentPlugin.childRule.accepts(type: type, role: role)
+    }
+}
+
+extension Node {
+    /// Whether the node has the template's type and every field the template names.
+    func matches(_ template: BlockTemplate) -> Bool {
+        type == template.type && template.fields.allSatisfy { fields[$0.key] == $0.value }
     }
 }

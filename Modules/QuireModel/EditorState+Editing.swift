@@ -301,6 +301,47 @@ extension EditorState {
         return .element(paragraph, 0)
     }
 
+    /// Deletes the selected range the way a text view means it. A text view sends Backspace at the
+    /// start of a block (and Delete at the end of the block before it) as the deletion of the
+    /// "\n" between the two; a range that spans exactly that separator between two adjacent text
+    /// blocks is therefore Backspace at the start of the later block, so that the block's plugin
+    /// hook (`deleteBackwardAtStart`) runs: a list item outdents, an empty heading becomes a
+    /// paragraph. Every other range is deleted with `removeSelectedText()`.
+    ///
+    /// - Complexity: O(depth + siblings walked) to recognise the separator, then the deletion's.
+    public mutating func deleteSelectedRange() throws(ModelError) {
+        let (start, end) = try orderedSelectionPoints()
+        guard start != end else { return }
+        let first = block(containing: start.key)
+        let second = block(containing: end.key)
+        if first != second, nextTextBlock(after: first) == second,
+           adjacentBlock(of: second, backward: true).map({ self[$0]?.role != .decorator(inline: false) }) ?? false,
+           isAtBlockEdge(start, of: first, atEnd: true), isAtBlockEdge(end, of: second, atEnd: false) {
+            selection = RangeSelection(caret: end, format: selection?.format ?? [], style: selection?.style ?? "")
+            try deleteCharacter(backward: true)
+            return
+        }
+        try removeSelectedText()
+    }
+
+    /// Whether nothing of `block`'s content lies after (`atEnd`) or before the point.
+    func isAtBlockEdge(_ point: Point, of block: NodeKey, atEnd: Bool) -> Bool {
+        guard let node = self[point.key] else { return false }
+        switch point.kind {
+        case .text:
+            guard point.offset == (atEnd ? node.text.utf16.count : 0) else { return false }
+        case .element:
+            guard point.offset == (atEnd ? node.childCount : 0) else { return false }
+        }
+        var key = point.key
+        while key != block {
+            guard let current = self[key], let parent = current.parent,
+                  (atEnd ? current.nextSibling : current.previousSibling) == nil else { return false }
+            key = parent
+        }
+        return true
+    }
+
     /// Splits the document at two ordered points and returns the boundaries there, optionally
     /// lifted out of inline elements to block level.
     ///
@@ -402,12 +443,25 @@ extension EditorState {
         // lines become paragraphs in front of that block.
         let selection = try requireSelection()
         let tail = block(containing: selection.anchor.key)
+        let template = pastedLineTemplate(before: tail)
         for line in lines.dropFirst().dropLast() {
-            let paragraph = try createNode(type: .paragraph)
+            let paragraph = try createNode(type: template.type, fields: template.fields)
             try insert(paragraph, before: tail)
             try appendLine(line, to: paragraph, format: selection.format, style: selection.style)
         }
         try insertLine(lines[lines.count - 1])
+    }
+
+    /// The block a pasted middle line becomes in front of `tail`: a paragraph, or, where the
+    /// tail's parent takes no paragraphs (a list takes only list items), the block the tail's
+    /// plugin makes when it is split in the middle.
+    func pastedLineTemplate(before tail: NodeKey) -> BlockTemplate {
+        guard let tailNode = self[tail], let parent = tailNode.parent.flatMap({ self[$0] }),
+              let parentPlugin = plugin(of: parent), let tailPlugin = plugin(of: tailNode),
+              !parentPlugin.childRule.accepts(type: .paragraph, role: .element(inline: false)) else {
+            return BlockTemplate(type: .paragraph)
+        }
+        return tailPlugin.blockAfterSplit(of: tailNode, at: .middle)
     }
 
     /// Inserts one line of input at the selection: text, with U+2028 as line breaks.
@@ -463,7 +517,7 @@ extension EditorState {
                 try insertText(text, beside: outermost, before: before, selection: selection)
                 return
             }
-            let isPlain = node.type == .text && !node.isUnknown
+            let isPlain = editsTextInPlace(node)
             if !isPlain || node.textMode == .token {
                 try insertText(text, beside: caret.key, before: caret.offset == 0, selection: selection)
                 return
@@ -545,6 +599,12 @@ extension EditorState {
         try insertChild(paragraph, at: Boundary(parent: container.key, index: selection.anchor.offset))
         self.selection = RangeSelection(caret: .element(paragraph, 0), format: selection.format, style: selection.style)
         return true
+    }
+
+    /// Whether typing and deletion change the node's text in place (its plugin's
+    /// `editsTextInPlace`; never for unknown nodes).
+    func editsTextInPlace(_ node: Node) -> Bool {
+        node.role == .text && !node.isUnknown && (plugin(of: node)?.editsTextInPlace ?? false)
     }
 
     func textFields(_ selection: RangeSelection) -> JSONObject {
@@ -676,7 +736,7 @@ extension EditorState {
             return
         }
         let leaf = try node(key)
-        if leaf.role == .text && leaf.type == .text && !leaf.isUnknown && leaf.textMode != .token && !leaf.text.isEmpty {
+        if editsTextInPlace(leaf) && leaf.textMode != .token && !leaf.text.isEmpty {
             let range = leaf.textMode == .segmented
                 ? segmentRange(in: leaf.text, at: offset, backward: backward)
                 : graphemeRange(in: leaf.text, at: offset, backward: backward)

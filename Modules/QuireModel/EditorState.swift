@@ -44,9 +44,9 @@ public struct EditorState: Sendable {
         }
     }
 
-    static func defaultFields(_ plugin: any NodePlugin) -> JSONObject {
+    static func defaultFields(_ plugin: any NodePlugin, fields specs: [FieldSpec]? = nil) -> JSONObject {
         var fields = JSONObject()
-        for spec in plugin.fields { fields.appendUnchecked(spec.name, spec.defaultValue) }
+        for spec in specs ?? plugin.fields { fields.appendUnchecked(spec.name, spec.defaultValue) }
         fields["version"] = .number(.integer(plugin.version))
         return fields
     }
@@ -132,9 +132,10 @@ public struct EditorState: Sendable {
         guard let plugin = registry.plugin(for: type) else { throw .unknownType(type) }
         guard plugin.role != .root else { throw .cannotCreateRoot }
         guard plugin.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
-        var allFields = Self.defaultFields(plugin)
+        let table = registry.fieldTable(for: type)
+        var allFields = table?.defaults ?? Self.defaultFields(plugin)
         for (name, value) in fields {
-            if let spec = plugin.fields.first(where: { $0.name == name }), !spec.type.accepts(value) {
+            if let spec = table?.specs[name], !spec.type.accepts(value) {
                 throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
             }
             allFields[name] = value
@@ -282,7 +283,8 @@ public struct EditorState: Sendable {
     public mutating func setField(_ name: String, to value: JSONValue?, of key: NodeKey) throws(ModelError) {
         var target = try node(key)
         guard !["type", "children", "text"].contains(name) else { throw .reservedField(name) }
-        if let value, let spec = plugin(of: target)?.fields.first(where: { $0.name == name }), !spec.type.accepts(value) {
+        let spec = target.isUnknown ? nil : registry.fieldTable(for: target.type)?.specs[name]
+        if let value, let spec, !spec.type.accepts(value) {
             throw .fieldTypeMismatch(type: target.type, field: name, expected: spec.type, found: value)
         }
         target.fields[name] = value

@@ -130,6 +130,11 @@ public protocol NodePlugin: Sendable {
     /// inside it (Lexical's `canInsertTextAfter`). A link says no: typing at its end continues
     /// after the link. Only inline elements are asked. Default: true.
     var canInsertTextAfter: Bool { get }
+    /// Whether typing and Backspace/Delete edit a text-role node's text in place, as they edit a
+    /// `text` node's, rather than treating it as an atom that typing goes around (a tab, whose
+    /// text is always "\t"). Lexical's subclasses of TextNode that hold ordinary text, such as
+    /// `code-highlight`, say true. Default: true only for `text`.
+    var editsTextInPlace: Bool { get }
 }
 
 /// Where the caret was when Enter split a block.
@@ -191,6 +196,7 @@ extension NodePlugin {
     public var isolatesContent: Bool { false }
     public var canInsertTextBefore: Bool { true }
     public var canInsertTextAfter: Bool { true }
+    public var editsTextInPlace: Bool { type == .text }
 }
 
 /// The fields every element serializes in Lexical JSON.

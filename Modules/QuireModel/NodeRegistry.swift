@@ -4,6 +4,9 @@
 /// theirs with `register(_:)`. A document type with no plugin imports as an unknown node.
 public struct NodeRegistry: Sendable {
     private var plugins: [NodeType: any NodePlugin]
+    /// Each type's field specs and default field values, computed once at registration: a
+    /// plugin's `fields` is a computed property, and node creation is on the paste path.
+    private var fieldTables: [NodeType: FieldTable] = [:]
     /// Type names in registration order, which is also priority order.
     public private(set) var registeredTypes: [NodeType]
 
@@ -16,7 +19,7 @@ public struct NodeRegistry: Sendable {
     public init() {
         plugins = [:]
         registeredTypes = []
-        for plugin in Self.coreTypes { plugins[plugin.type] = plugin; registeredTypes.append(plugin.type) }
+        for plugin in Self.coreTypes { add(plugin) }
     }
 
     /// Adds a node type.
@@ -25,9 +28,19 @@ public struct NodeRegistry: Sendable {
     ///   cannot be replaced.
     public mutating func register(_ plugin: any NodePlugin) throws(RegistryError) {
         guard plugins[plugin.type] == nil else { throw .duplicateType(plugin.type) }
+        add(plugin)
+    }
+
+    private mutating func add(_ plugin: any NodePlugin) {
         plugins[plugin.type] = plugin
         registeredTypes.append(plugin.type)
+        fieldTables[plugin.type] = FieldTable(plugin)
     }
+
+    /// The field specs and defaults of a registered type, or nil when the type is unknown.
+    ///
+    /// - Complexity: O(1) on average.
+    func fieldTable(for type: NodeType) -> FieldTable? { fieldTables[type] }
 
     /// The plugin for `type`, or nil when the type is unknown.
     ///
@@ -36,6 +49,18 @@ public struct NodeRegistry: Sendable {
 
     /// Whether `type` has a plugin.
     public func contains(_ type: NodeType) -> Bool { plugins[type] != nil }
+}
+
+/// A type's field specs by name, and the fields (with `version`) a new node starts with.
+struct FieldTable: Sendable {
+    let specs: [String: FieldSpec]
+    let defaults: JSONObject
+
+    init(_ plugin: any NodePlugin) {
+        let fields = plugin.fields
+        specs = Dictionary(fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        defaults = EditorState.defaultFields(plugin, fields: fields)
+    }
 }
 
 /// A registration that could not be made.

@@ -134,8 +134,15 @@ public final class Reconciler {
             try insertWithEarlierSiblings(key, in: next, storage: storage, inserted: &inserted, report: &report)
         }
         // 3. Nodes that stayed: compare each part.
+        var restyles: [NodeKey] = []
         for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
-            try update(key, from: previous, to: next, storage: storage, report: &report)
+            try update(key, from: previous, to: next, storage: storage, report: &report, restyles: &restyles)
+        }
+        // 4. Elements whose own attributes changed restyle their descendants, once every part
+        // has its new length: a descendant updated after its ancestor would otherwise be styled
+        // over its old extent.
+        if let storage {
+            for key in restyles where next.isAttached(key) { try restyleDescendants(of: key, in: next, storage: storage) }
         }
     }
 
@@ -186,7 +193,10 @@ public final class Reconciler {
     }
 
     /// Rewrites what changed in one node's three parts, and its attributes.
-    private func update(_ key: NodeKey, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport) throws(ReconcilerError) {
+    private func update(
+        _ key: NodeKey, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport,
+        restyles: inout [NodeKey]
+    ) throws(ReconcilerError) {
         guard let newNode = next[key] else { return }
         let oldNode = previous[key]
         let inherited = newNode.parent.map { theme.elementAttributes(of: $0, in: next) } ?? theme.base
@@ -219,9 +229,9 @@ public final class Reconciler {
             }
             try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
         }
-        // An element whose own attributes changed restyles its descendants.
-        if let storage, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
-            try restyleDescendants(of: key, in: next, storage: storage)
+        // An element whose own attributes changed restyles its descendants (after every update).
+        if storage != nil, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
+            restyles.append(key)
         }
     }
 
@@ -229,15 +239,9 @@ public final class Reconciler {
         var stack = state.children(of: key).map(\.key)
         while let current = stack.popLast(), let node = state[current] {
             let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-            let lengths = try Self.translate { try index.lengths(of: current) }
-            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) {
-                // Only what the storage holds now: a part whose text this reconcile has yet to
-                // rewrite (a postamble that appears) gets its attributes when it is rewritten, and
-                // styling its new length here would spill onto the next node's characters.
-                let length = lengths[part]
-                guard length > 0 else { continue }
+            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
                 let location = try Self.translate { try index.location(of: current, part: part) }
-                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: length)) }
+                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
             }
             stack.append(contentsOf: state.children(of: current).map(\.key))
         }

@@ -19,7 +19,10 @@ public enum NodePluginConformance {
     /// reserved (`type`, `children`, `text`, `version`); every default value accepted by its own
     /// field type; a node created with the defaults is accepted by `validate` (text-like nodes
     /// with "\t" for tabs, "x" otherwise); it exports to Lexical JSON with its `type` and every
-    /// field, and that JSON imports back to an equal export and flat string. An editing boundary
+    /// field, and that JSON imports back to an equal export and flat string. A block that holds
+    /// text must also survive its editing hooks: Enter at its start, middle and end and in it
+    /// empty, Backspace at its start (empty or not) and at the start of a paragraph after it,
+    /// each leave a state whose export imports back, with a valid selection. An editing boundary
     /// (`isolatesContent`) that holds paragraphs keeps its blocks under Backspace at its start,
     /// Delete at its end, a range deletion into or out of it and Backspace right after it, and
     /// Enter inside it makes the new paragraph inside it.
@@ -59,6 +62,9 @@ public enum NodePluginConformance {
             if FlatString.render(imported) != FlatString.render(state) { fail("the flat string changes across a JSON round trip") }
         } catch {
             fail("its own export does not import: \(error)")
+        }
+        if plugin.role == .element(inline: false), plugin.childRule.accepts(type: .text, role: .text) {
+            for rule in editingViolations(of: plugin.type, in: registry) { fail(rule) }
         }
         if plugin.isolatesContent, plugin.role == .element(inline: false),
            plugin.childRule.accepts(type: .paragraph, role: .element(inline: false)) {
@@ -101,5 +107,60 @@ public enum NodePluginConformance {
             found.append("editing around an isolating node fails: \(error)")
         }
         return found
+    }
+
+    /// One editing scenario: the node's content, whether a paragraph "p" follows it, where the
+    /// caret goes (in the node's text, or at the start of the paragraph after it), and the key.
+    private struct Scenario {
+        let name: String
+        let content: String
+        let caretInParagraphAfter: Bool
+        let offset: Int
+        let edit: (inout EditorState) throws(ModelError) -> Void
+    }
+
+    private static func editingViolations(of type: NodeType, in registry: NodeRegistry) -> [String] {
+        let enter: (inout EditorState) throws(ModelError) -> Void = { state throws(ModelError) in try state.insertParagraph() }
+        let backspace: (inout EditorState) throws(ModelError) -> Void = { state throws(ModelError) in try state.deleteCharacter(backward: true) }
+        let scenarios = [
+            Scenario(name: "Enter at the start", content: "xy", caretInParagraphAfter: false, offset: 0, edit: enter),
+            Scenario(name: "Enter in the middle", content: "xy", caretInParagraphAfter: false, offset: 1, edit: enter),
+            Scenario(name: "Enter at the end", content: "xy", caretInParagraphAfter: false, offset: 2, edit: enter),
+            Scenario(name: "Enter in it empty", content: "", caretInParagraphAfter: false, offset: 0, edit: enter),
+            Scenario(name: "Backspace at its start", content: "xy", caretInParagraphAfter: false, offset: 0, edit: backspace),
+            Scenario(name: "Backspace in it empty", content: "", caretInParagraphAfter: false, offset: 0, edit: backspace),
+            Scenario(name: "Backspace at the start of a paragraph after it", content: "xy", caretInParagraphAfter: true, offset: 0, edit: backspace),
+        ]
+        var rules: [String] = []
+        for scenario in scenarios {
+            do {
+                // paragraph "p", the node, paragraph "q": every hook has blocks on both sides.
+                var state = EditorState(registry: registry, paragraphs: ["p"])
+                let node = try state.createNode(type: type)
+                try state.append(node, to: .root)
+                let after = try state.createNode(type: .paragraph)
+                try state.append(after, to: .root)
+                let q = try state.createNode(type: .text, text: "q")
+                try state.append(q, to: after)
+                if scenario.content.isEmpty {
+                    try state.select(.element(node, 0))
+                } else {
+                    let text = try state.createNode(type: .text, text: scenario.content)
+                    try state.append(text, to: node)
+                    try state.select(scenario.caretInParagraphAfter ? .text(q, 0) : .text(text, scenario.offset))
+                }
+                try scenario.edit(&state)
+                if let selection = state.selection {
+                    try state.validate(selection.anchor)
+                    try state.validate(selection.focus)
+                }
+                let exported = LexicalJSON.export(state)
+                let imported = try LexicalJSON.importState(from: exported, registry: registry)
+                if FlatString.render(imported) != FlatString.render(state) { rules.append("\(scenario.name): the flat string changes across a JSON round trip") }
+            } catch {
+                rules.append("\(scenario.name) leaves an invalid document or selection: \(error)")
+            }
+        }
+        return rules
     }
 }

@@ -1,6 +1,34 @@
 import QuireModel
 
+/// A heading's tag, h1 (the largest) to h6.
+public enum HeadingTag: String, Hashable, Sendable, CaseIterable {
+    case h1, h2, h3, h4, h5, h6
+
+    /// The level, 1 to 6.
+    public var level: Int {
+        switch self {
+        case .h1: 1
+        case .h2: 2
+        case .h3: 3
+        case .h4: 4
+        case .h5: 5
+        case .h6: 6
+        }
+    }
+
+    /// The tag of a level, or nil outside 1…6.
+    public init?(level: Int) {
+        guard (1...6).contains(level) else { return nil }
+        self = Self.allCases[level - 1]
+    }
+}
+
 /// Headings h1–h6: Lexical's `heading` node, a block of inline content with a `tag`.
+///
+/// Editing: Enter at the end makes a paragraph, at the start an empty paragraph goes before the
+/// heading, in the middle the heading splits in two (Lexical's `insertNewAfter`); Backspace at
+/// the start of an empty heading turns it into a paragraph, while a non-empty heading merges
+/// with the block before as any block does.
 public struct HeadingNodePlugin: NodePlugin {
     /// The deepest heading level this editor allows; documents with deeper headings are rejected
     /// on import with the path of the offending node.
@@ -25,6 +53,14 @@ public struct HeadingNodePlugin: NodePlugin {
         guard allowedTags.contains(tag) else {
             throw NodeValidationError(field: "tag", message: "\"\(tag)\" is deeper than the configured maxLevel \(maxLevel)")
         }
+    }
+
+    /// An empty heading becomes a paragraph (Lexical's `collapseAtStart`); a non-empty one is
+    /// left to the default merge.
+    public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
+        guard node.childCount == 0 else { return false }
+        try state.replaceBlock(node.key, with: .paragraph(continuing: node))
+        return true
     }
 
     /// The heading level (1–6) of a heading node.
@@ -52,6 +88,7 @@ extension PluginDescriptor {
     public static let heading = PluginDescriptor(
         name: "heading", summary: "Headings h1–h6 (Lexical `heading`)", options: HeadingOptions.self
     ) { options in
-        ([HeadingNodePlugin(maxLevel: options.maxLevel)], [HeadingMarkupMapping(maxLevel: options.maxLevel)])
+        ([HeadingNodePlugin(maxLevel: options.maxLevel)],
+         [HeadingMarkupMapping(maxLevel: options.maxLevel), HeadingExtension(), HeadingAttributes.themeContribution])
     }
 }

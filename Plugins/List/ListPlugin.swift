@@ -7,10 +7,16 @@ public enum ListType: String, Hashable, Sendable, CaseIterable {
 
     /// The HTML tag Lexical stores with it (`tag`).
     public var tag: String { self == .number ? "ol" : "ul" }
+
+    /// The fields of a new list of this type, as Lexical's `$createListNode(type)` writes them.
+    public var listFields: JSONObject {
+        ["listType": .string(rawValue), "start": .number(.integer(1)), "tag": .string(tag)]
+    }
 }
 
 /// Lists: Lexical's `list` node, a block holding `listitem`s, with `listType` (bullet, number,
-/// check), `start` and `tag` (ul/ol).
+/// check), `start` and `tag` (ul/ol). A list adds nothing to the flat string: its markers (bullet,
+/// number, check box) are attributes (`ListAttributes`), so the caret can never stand in one.
 public struct ListNodePlugin: NodePlugin {
     public init() {}
     public static let type: NodeType = "list"
@@ -33,14 +39,20 @@ public struct ListNodePlugin: NodePlugin {
 
 /// List items: Lexical's `listitem`, holding inline content, or a single nested `list` (Lexical
 /// nests a list in an item of its own, right after the item it belongs to). `value` is its
-/// number; `checked` (present in check lists only) its checkbox.
+/// number; `checked` (present in check lists only) its checkbox; `indent` its nesting depth, as
+/// Lexical's `getIndent()` exports it.
+///
+/// Editing hooks: Enter splits the item into two items (an empty item exits the list, or
+/// outdents when nested); Backspace at its start outdents a nested item and turns a top-level one
+/// into a paragraph, splitting the list. See `EditorState.insertListItemParagraph(in:at:)` and
+/// `EditorState.collapseListItemAtStart(_:)`.
 public struct ListItemNodePlugin: NodePlugin {
     public init() {}
     public static let type: NodeType = "listitem"
     public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
-    /// `.any` and `validate` cannot see children (see the report on QuireModel).
+    /// `.any` and the list commands keep the shape (a wrapper item holds exactly one list).
     public var childRule: ChildRule { .any }
     public var fields: [FieldSpec] {
         ElementFields.common + [FieldSpec("value", .integer, default: .number(.integer(1)))]
@@ -56,6 +68,30 @@ public struct ListItemNodePlugin: NodePlugin {
     public static func isChecked(_ node: Node) -> Bool? {
         if case .bool(let value)? = node.fields["checked"] { return value }
         return nil
+    }
+
+    /// Enter always makes another item (Lexical's `insertNewAfter` copies the item): the copy
+    /// keeps the item's fields, with an unchecked box.
+    public func blockAfterSplit(of node: Node, at position: BlockSplitPosition) -> BlockTemplate {
+        BlockTemplate(type: Self.type, fields: Self.fieldsForCopy(of: node))
+    }
+
+    /// Enter: see `EditorState.insertListItemParagraph(in:at:)`.
+    public func insertParagraph(in node: Node, at position: BlockSplitPosition, state: inout EditorState) throws(ModelError) -> Bool {
+        try state.insertListItemParagraph(in: node.key, at: position)
+    }
+
+    /// Backspace at the item's start: see `EditorState.collapseListItemAtStart(_:)`.
+    public func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
+        try state.collapseListItemAtStart(node.key)
+    }
+
+    /// The fields of a new item copied from `node` (Lexical's `$copyNode`): a checked box starts
+    /// unchecked.
+    static func fieldsForCopy(of node: Node) -> JSONObject {
+        var fields = node.fields
+        if fields["checked"] != nil && fields["checked"] != .null { fields["checked"] = .bool(false) }
+        return fields
     }
 }
 
@@ -74,7 +110,9 @@ public struct ListMarkupMapping: MarkupNodeMapping {
     }
 
     static func fields(_ type: ListType, start: Int) -> JSONObject {
-        ["listType": .string(type.rawValue), "start": .number(.integer(start)), "tag": .string(type.tag)]
+        var fields = type.listFields
+        fields["start"] = .number(.integer(start))
+        return fields
     }
 
     public func intent(of node: Node) -> MarkupIntent {
@@ -104,8 +142,13 @@ public struct ListItemMarkupMapping: MarkupNodeMapping {
 }
 
 extension PluginDescriptor {
-    /// The list plugin, selected as `list`: `list` and `listitem`.
+    /// The list plugin, selected as `list`: `list` and `listitem`, their markup mappings, the
+    /// list commands and numbering transforms (`ListExtension`) and the marker attributes
+    /// (`ListAttributes.themeContribution`).
     public static let list = PluginDescriptor(
         name: "list", summary: "Bullet, numbered and check lists, nested (Lexical `list`, `listitem`)", options: NoOptions.self
-    ) { _ in ([ListNodePlugin(), ListItemNodePlugin()], [ListMarkupMapping(), ListItemMarkupMapping()]) }
+    ) { _ in
+        ([ListNodePlugin(), ListItemNodePlugin()],
+         [ListMarkupMapping(), ListItemMarkupMapping(), ListExtension(), ListAttributes.themeContribution])
+    }
 }

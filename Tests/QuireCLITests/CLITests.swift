@@ -145,6 +145,25 @@ struct QuireProcess {
         #expect(undone?["text"] as? String == "\n")
     }
 
+    @Test func pluginCommandsByName() throws {
+        let (result, output) = try run([
+            #"{"op":"type","text":"Title\nfirst\nsecond"}"#,
+            #"{"op":"select","start":6,"end":12}"#, #"{"op":"command","name":"insertList","payload":"number"}"#,
+            #"{"op":"select","start":0,"end":0}"#, #"{"op":"command","name":"setHeading","payload":"h2"}"#,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(output?["text"] as? String == "Title\nfirst\nsecond")
+        let children = ((output?["state"] as? [String: Any])?["root"] as? [String: Any])?["children"] as? [[String: Any]]
+        #expect(children?.map { $0["type"] as? String } == ["heading", "list"])
+        #expect(children?.first?["tag"] as? String == "h2")
+        let items = children?.last?["children"] as? [[String: Any]]
+        #expect(items?.map { $0["value"] as? Int } == [1, 2])
+
+        let (rejected, _) = try run([#"{"op":"command","name":"insertList","payload":"zigzag"}"#])
+        #expect(rejected.status != 0)
+        #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("insertList"))
+    }
+
     @Test func compositionThroughTheScript() throws {
         let (result, output) = try run([
             #"{"op":"mark","text":"ㄱ","selStart":1,"selEnd":1}"#, #"{"op":"mark","text":"가","selStart":1,"selEnd":1}"#,

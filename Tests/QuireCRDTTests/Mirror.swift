@@ -73,7 +73,7 @@ struct Mirror {
     }
 
     /// Differences between this mirror and the document (empty when they agree).
-    func differences(from doc: Document) -> [String] {
+    func differences(from doc: some DocumentReading) -> [String] {
         var out: [String] = []
         for c in doc.containers {
             switch c.type {
@@ -105,12 +105,12 @@ func flatten(_ delta: [TextDelta]) -> [(Unicode.Scalar, [String: Value])] {
     return out
 }
 
-func treeShape(_ doc: Document, _ c: ContainerID, _ parent: TreeID? = nil) -> String {
+func treeShape(_ doc: some DocumentReading, _ c: ContainerID, _ parent: TreeID? = nil) -> String {
     doc.children(of: parent, in: c).map { "\($0)(\(treeShape(doc, c, $0)))" }.joined(separator: ",")
 }
 
 /// Everything observable about a document, for convergence checks.
-func fingerprint(_ doc: Document) -> String {
+func fingerprint(_ doc: some DocumentReading) -> String {
     doc.containers.map { c -> String in
         switch c.type {
         case .text: return "\(c)=" + doc.toDelta(c).map(render).joined()

@@ -22,6 +22,11 @@ import Testing
             try state.replaceBlock(node.key, with: BlockTemplate(type: .paragraph))
             return true
         }
+        /// Backspace at its start turns a note into a paragraph.
+        func deleteBackwardAtStart(of node: Node, in state: inout EditorState) throws(ModelError) -> Bool {
+            try state.replaceBlock(node.key, with: BlockTemplate(type: .paragraph))
+            return true
+        }
     }
 
     static func registry() throws -> NodeRegistry {
@@ -135,5 +140,91 @@ import Testing
         let replaced = try state.setBlocksType(BlockTemplate(type: "note"))
         #expect(replaced.count == 1)
         #expect(state[replaced[0]].flatMap { $0.parent }.flatMap { state[$0]?.type } == "box")
+    }
+
+    /// A text-like node that typing edits in place, as Lexical's code-highlight.
+    struct TokenTextPlugin: NodePlugin {
+        var type: NodeType { "token-text" }
+        var role: NodeRole { .text }
+        var fields: [FieldSpec] { TextFields.common }
+        var editsTextInPlace: Bool { true }
+    }
+
+    /// A container that takes only notes, as a list takes only list items.
+    struct NotesPlugin: NodePlugin {
+        var type: NodeType { "notes" }
+        var role: NodeRole { .element(inline: false) }
+        var childRule: ChildRule { .only(["note"]) }
+    }
+
+    @Test func typingAndDeletingEditAnInPlaceTextNodeButGoAroundATab() throws {
+        var registry = try Self.registry()
+        try registry.register(TokenTextPlugin())
+        var state = EditorState(registry: registry)
+        let paragraph = try state.createNode(type: .paragraph)
+        try state.append(paragraph, to: .root)
+        let token = try state.createNode(type: "token-text", text: "ab")
+        let tab = try state.createNode(type: .tab, text: "\t")
+        try state.append(token, to: paragraph)
+        try state.append(tab, to: paragraph)
+        try state.select(.text(token, 1))
+        try state.insertText("X")
+        #expect(state[token]?.text == "aXb")
+        try state.deleteCharacter(backward: true)
+        #expect(state[token]?.text == "ab")
+        #expect(state.selection?.anchor == .text(token, 1))
+        try state.select(.text(tab, 1))
+        try state.insertText("Y")
+        #expect(state[tab]?.text == "\t", "a tab is never typed into")
+        #expect(FlatString.render(state) == "ab\tY")
+    }
+
+    @Test func toggleBlocksTypeTurnsBlocksBackIntoParagraphsWhenAllHaveTheType() throws {
+        var state = EditorState(registry: try Self.registry(), paragraphs: ["one", "two"])
+        let texts = state.textBlocks().map { state[$0]!.firstChild! }
+        try state.select(anchor: .text(texts[0], 0), focus: .text(texts[1], 1))
+        let notes = try state.toggleBlocksType(BlockTemplate(type: "note"))
+        #expect(notes.map { state[$0]?.type } == ["note", "note"])
+        let paragraphs = try state.toggleBlocksType(BlockTemplate(type: "note"))
+        #expect(paragraphs.map { state[$0]?.type } == [.paragraph, .paragraph])
+        #expect(state.selection?.anchor == .text(texts[0], 0))
+        #expect(throws: ModelError.unknownType("nope")) { try state.toggleBlocksType(BlockTemplate(type: "nope")) }
+    }
+
+    @Test func deletingExactlyABlockSeparatorIsBackspaceAtTheLaterBlock() throws {
+        var state = EditorState(registry: try Self.registry(), paragraphs: ["ab"])
+        let note = try state.createNode(type: "note")
+        try state.append(note, to: .root)
+        let cd = try state.createNode(type: .text, text: "cd")
+        try state.append(cd, to: note)
+        let ab = state[state.textBlocks()[0]]!.firstChild!
+        // What a text view sends for Backspace at the start of the note: the "\n" before it.
+        try state.select(anchor: .text(ab, 2), focus: .text(cd, 0))
+        try state.deleteSelectedRange()
+        #expect(FlatString.render(state) == "ab\ncd", "the note's hook ran instead of a merge")
+        #expect(state.child(at: 1, of: .root).flatMap { state[$0]?.type } == .paragraph)
+        #expect(state.selection?.anchor == .text(cd, 0))
+        // A wider range is an ordinary deletion.
+        var wide = EditorState(registry: try Self.registry(), paragraphs: ["ab", "cd"])
+        let texts = wide.textBlocks().map { wide[$0]!.firstChild! }
+        try wide.select(anchor: .text(texts[0], 1), focus: .text(texts[1], 0))
+        try wide.deleteSelectedRange()
+        #expect(FlatString.render(wide) == "acd")
+    }
+
+    @Test func pastedLinesInAContainerThatTakesNoParagraphsUseTheBlocksOwnType() throws {
+        var registry = try Self.registry()
+        try registry.register(NotesPlugin())
+        var state = EditorState(registry: registry)
+        let notes = try state.createNode(type: "notes")
+        try state.append(notes, to: .root)
+        let note = try state.createNode(type: "note", fields: ["tone": .string("warn")])
+        try state.append(note, to: notes)
+        try state.append(try state.createNode(type: .text, text: "ab"), to: note)
+        try state.select(.text(state[note]!.firstChild!, 1))
+        try state.insertInput("x\ny\nz")
+        #expect(FlatString.render(state) == "ax\ny\nzb")
+        #expect(state.children(of: notes).map(\.type) == ["note", "note", "note"])
+        #expect(state.children(of: notes).allSatisfy { $0.fields["tone"] == .string("warn") })
     }
 }

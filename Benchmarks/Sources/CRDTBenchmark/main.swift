@@ -18,6 +18,15 @@ if arguments.first == "--rss-probe", let path = arguments.dropFirst().first {
     print(after - before, doc.length(of: TraceReplay.textID))
     exit(0)
 }
+// Profiling aid: parse and import one Loro JSON updates file, best of 10.
+if arguments.first == "--only-json", let path = arguments.dropFirst().first {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let parse = try Bench.best(of: 10) { _ = try LoroJSONUpdates(json: bytes) }
+    let updates = try LoroJSONUpdates(json: bytes)
+    let apply = try Bench.best(of: 10) { var d = Document(peer: 3); try d.importJSONUpdates(updates) }
+    print("parse \(Bench.format(parse)), import \(Bench.format(apply)) (\(updates.changes.reduce(0) { $0 + $1.ops.count }) ops)")
+    exit(0)
+}
 let skipPeers = arguments.contains("--no-peers")
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
@@ -128,7 +137,12 @@ struct PeerNumbers {
     var updatesBytes: Int?
     var importAll: Double?
     var updateBytes: Double?
+    var jsonBytes: Int?
+    var importJSON: Double?
 }
+
+// Loro writes the whole history as JSON updates here, so that Quire imports exactly Loro's text.
+let loroJSONFile = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier)-loro.json")
 
 func peerNumbers() -> [String: PeerNumbers] {
     if skipPeers { return [:] }
@@ -140,7 +154,7 @@ func peerNumbers() -> [String: PeerNumbers] {
         _ = run("/usr/bin/env", ["python3", "-m", "venv", venv.path])
         _ = run(python, ["-m", "pip", "install", "--quiet", "-r", peersDir.appendingPathComponent("requirements.txt").path])
     }
-    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath])
+    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath, "--json-out", loroJSONFile.path])
     let object: [String: [String: Double]]
     do {
         guard status == 0, let parsed = try JSONSerialization.jsonObject(with: out) as? [String: [String: Double]] else {
@@ -156,12 +170,35 @@ func peerNumbers() -> [String: PeerNumbers] {
     for (name, m) in object {
         result[name] = PeerNumbers(replay: m["replay_s"], oneCommit: m["one_commit_s"], snapshotBytes: m["snapshot_bytes"].map { Int($0) },
                                    load: m["load_s"], updatesBytes: m["updates_bytes"].map { Int($0) }, importAll: m["import_all_s"],
-                                   updateBytes: m["update_bytes_per_txn"])
+                                   updateBytes: m["update_bytes_per_txn"], jsonBytes: m["json_bytes"].map { Int($0) },
+                                   importJSON: m["import_json_s"])
     }
     return result
 }
 
 let peers = peerNumbers()
+
+// 6. Loro JSON updates of the whole history: Quire imports the JSON Loro wrote (parse included),
+// next to Loro importing the same text; without the peers, Quire's own export stands in.
+let exportJSONSeconds = Bench.best(of: 3) { _ = replayed.exportJSONUpdates().jsonBytes() }
+let ownJSON = replayed.exportJSONUpdates().jsonBytes()
+var loroJSON: [UInt8]?
+if FileManager.default.fileExists(atPath: loroJSONFile.path) {
+    loroJSON = try [UInt8](Data(contentsOf: loroJSONFile))
+    do { try FileManager.default.removeItem(at: loroJSONFile) } catch {
+        FileHandle.standardError.write(Data("could not remove \(loroJSONFile.path): \(error)\n".utf8))
+    }
+}
+let jsonToImport = loroJSON ?? ownJSON
+var jsonDocs: [Document] = []
+let parseJSONSeconds = try Bench.best(of: 5) { _ = try LoroJSONUpdates(json: jsonToImport) }
+let importJSONSeconds = try Bench.best(of: 5) {
+    var doc = Document(peer: 3)
+    try doc.importJSONUpdates(LoroJSONUpdates(json: jsonToImport))
+    jsonDocs.append(doc)
+}
+precondition(jsonDocs[0].text(textID) == trace.endContent, "the JSON import diverged from endContent")
+print("Loro JSON updates imported: \(loroJSON != nil ? "written by Loro" : "Quire's own export (no peers)"), \(jsonToImport.count) bytes")
 func cell(_ v: Double?, time: Bool) -> String {
     guard let v else { return "—" }
     return time ? Bench.format(v) : String(format: "%.0f", v)
@@ -180,6 +217,10 @@ let rows: [(String, Double, Double?, Double?, Bool)] = [
     ("import all updates (fresh doc)", importSeconds, loro?.importAll, yrs?.importAll, true),
     ("mean update bytes per txn (peer 1)", meanUpdate, loro?.updateBytes, yrs?.updateBytes, false),
     ("same, random 64-bit peer", meanUpdateRandomPeer, nil, nil, false),
+    ("Loro JSON updates bytes (whole history)", Double(ownJSON.count), loro?.jsonBytes.map(Double.init), nil, false),
+    ("import Loro JSON updates (parse incl.)", importJSONSeconds, loro?.importJSON, nil, true),
+    ("  of which parsing the JSON", parseJSONSeconds, nil, nil, true),
+    ("export Loro JSON updates", exportJSONSeconds, nil, nil, true),
 ]
 Bench.table(["what", "Quire", "Loro", "Yrs", "Loro/Quire", "Yrs/Quire"], rows.map { name, q, l, y, isTime in
     [name, cell(q, time: isTime), cell(l, time: isTime), cell(y, time: isTime), ratio(q, l), ratio(q, y)]

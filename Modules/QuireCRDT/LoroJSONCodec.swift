@@ -1,0 +1,642 @@
+// Reading and writing Loro JSON updates text. The reader walks the bytes once with a pull parser
+// (no intermediate tree); schema errors carry a JSON path built on the way out of each level.
+
+extension LoroJSONUpdates {
+    /// Reads Loro JSON updates text.
+    /// - Throws: ``LoroJSONError`` with line/column for syntax errors and a JSON path for schema errors.
+    /// - Complexity: O(size of the text).
+    public init(json: String) throws(LoroJSONError) {
+        try self.init(json: Array(json.utf8))
+    }
+
+    /// Reads Loro JSON updates from UTF-8 bytes.
+    /// - Complexity: O(size of the text).
+    public init(json bytes: [UInt8]) throws(LoroJSONError) {
+        var decoder = LoroJSONDecoder(reader: JSONReader(bytes))
+        self = try decoder.updates()
+    }
+
+    /// The JSON text, with keys in Loro's order and peers compressed into a `peers` table.
+    /// - Complexity: O(size of the output).
+    public func jsonString(prettyPrinted: Bool = false) -> String {
+        String(decoding: jsonBytes(prettyPrinted: prettyPrinted), as: UTF8.self)
+    }
+
+    /// The JSON text as UTF-8 bytes.
+    /// - Complexity: O(size of the output).
+    public func jsonBytes(prettyPrinted: Bool = false) -> [UInt8] {
+        var encoder = LoroJSONEncoder(writer: JSONWriter(prettyPrinted: prettyPrinted))
+        encoder.write(self)
+        return encoder.writer.bytes
+    }
+}
+
+// MARK: - decoding
+
+struct LoroJSONDecoder {
+    var reader: JSONReader
+    /// The peer table; nil when the document has none (IDs then hold real peers).
+    var peers: [PeerID]?
+
+    mutating func updates() throws(LoroJSONError) -> LoroJSONUpdates {
+        var version: Int?
+        var start = Frontiers()
+        var changes: [LoroJSONChange]?
+        var deferredChanges: Int?
+        var peersSeen = false
+        var table: [PeerID]?
+        var root = reader
+        try root.readObject { (r, key) throws(LoroJSONError) in
+            if r.key(key, is: "schema_version") {
+                guard case .int(let v) = try r.readNumber() else { throw .schema(path: "$.schema_version", reason: "expected an integer") }
+                guard v == Int64(LoroJSONUpdates.schemaVersion) else { throw .unsupportedSchemaVersion(Int(clamping: v)) }
+                version = Int(v)
+            } else if r.key(key, is: "start_version") {
+                start = try Self.frontiers(&r)
+            } else if r.key(key, is: "peers") {
+                peersSeen = true
+                if try r.readNullIfPresent() { return }
+                var list: [PeerID] = []
+                try r.readArray { (r, i) throws(LoroJSONError) in
+                    let s = try r.readString()
+                    guard let p = PeerID(s) else { throw .schema(path: "$.peers[\(i)]", reason: "a peer must be a u64 in decimal, got \"\(s)\"") }
+                    list.append(p)
+                }
+                table = list
+            } else if r.key(key, is: "changes") {
+                if peersSeen {
+                    var sub = LoroJSONDecoder(reader: r, peers: table)
+                    changes = try sub.changeList()
+                    r = sub.reader
+                } else {
+                    // Changes before the peer table: read them once the whole object is known.
+                    deferredChanges = r.offset
+                    try r.skipValue()
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        try root.expectEnd()
+        reader = root
+        peers = table
+        guard version != nil else { throw .schema(path: "$", reason: "missing schema_version") }
+        if let at = deferredChanges {
+            var sub = self
+            sub.reader.offset = at
+            changes = try sub.changeList()
+        }
+        guard let changes else { throw .schema(path: "$", reason: "missing changes") }
+        return LoroJSONUpdates(startVersion: start, changes: changes)
+    }
+
+    /// `{"peer decimal": counter}`: real peer IDs, as Loro writes start versions.
+    static func frontiers(_ r: inout JSONReader) throws(LoroJSONError) -> Frontiers {
+        var ids: [ID] = []
+        try r.readObject { (r, key) throws(LoroJSONError) in
+            let name = r.keyString(key)
+            guard let peer = PeerID(name) else { throw .schema(path: "$.start_version", reason: "a peer must be a u64 in decimal, got \"\(name)\"") }
+            guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(Counter.max) else {
+                throw .schema(path: "$.start_version[\"\(name)\"]", reason: "expected a non-negative counter")
+            }
+            ids.append(ID(peer: peer, counter: Counter(c)))
+        }
+        return Frontiers(ids)
+    }
+
+    mutating func changeList() throws(LoroJSONError) -> [LoroJSONChange] {
+        var out: [LoroJSONChange] = []
+        let table = peers
+        try reader.readArray { (r, i) throws(LoroJSONError) in
+            do throws(LoroJSONError) { out.append(try Self.change(&r, peers: table)) } catch { throw error.prefixed("$.changes[\(i)]") }
+        }
+        return out
+    }
+
+    static func peer(_ raw: UInt64, _ peers: [PeerID]?) throws(LoroJSONError) -> PeerID {
+        guard let peers else { return raw }
+        guard raw < UInt64(peers.count) else { throw .schema(path: "", reason: "peer index \(raw) is out of range (\(peers.count) peers)") }
+        return peers[Int(raw)]
+    }
+
+    /// `counter@peer` with the peer resolved through the table.
+    static func id(_ s: Substring, _ peers: [PeerID]?) throws(LoroJSONError) -> ID {
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let c = Counter(parts[0]), c >= 0, let p = UInt64(parts[1]) else {
+            throw .schema(path: "", reason: "expected an ID \"counter@peer\", got \"\(s)\"")
+        }
+        return ID(peer: try peer(p, peers), counter: c)
+    }
+
+    static func id(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> ID {
+        guard let range = try r.readUnescapedString() else { return try id(Substring(try r.readString()), peers) }
+        // Fast path: "counter@peer" read straight from the bytes; anything else gets the full check and its message.
+        if let id = parseID(r.bytes, range) { return ID(peer: try peer(id.peer, peers), counter: id.counter) }
+        return try id(Substring(String(decoding: r.bytes[range], as: UTF8.self)), peers)
+    }
+
+    /// `counter@peer` in ASCII digits (peer not yet resolved through the table); nil otherwise.
+    static func parseID(_ bytes: [UInt8], _ range: Range<Int>) -> (peer: UInt64, counter: Counter)? {
+        var i = range.lowerBound
+        var counter: Int64 = 0
+        let counterStart = i
+        while i < range.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39, i - counterStart < 10 {
+            counter = counter * 10 + Int64(bytes[i] - 0x30)
+            i += 1
+        }
+        guard i > counterStart, i < range.upperBound, bytes[i] == UInt8(ascii: "@"), counter <= Int64(Counter.max) else { return nil }
+        i += 1
+        let peerStart = i
+        var peer: UInt64 = 0
+        while i < range.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            let (m, o1) = peer.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(UInt64(bytes[i] - 0x30))
+            if o1 || o2 { return nil }
+            peer = a
+            i += 1
+        }
+        guard i == range.upperBound, i > peerStart else { return nil }
+        return (peer, Counter(counter))
+    }
+
+    /// `cid:root-NAME:Type` or `cid:COUNTER@PEER:Type`.
+    static func containerID(_ s: Substring, _ peers: [PeerID]?) throws(LoroJSONError) -> ContainerID {
+        guard s.hasPrefix("cid:"), let colon = s.lastIndex(of: ":"), colon > s.index(s.startIndex, offsetBy: 3) else {
+            throw .schema(path: "", reason: "expected a container ID \"cid:…:Type\", got \"\(s)\"")
+        }
+        let body = s[s.index(s.startIndex, offsetBy: 4)..<colon]
+        let typeName = s[s.index(after: colon)...]
+        let type: ContainerType
+        switch typeName {
+        case "Text", "text": type = .text
+        case "List", "list": type = .list
+        case "Map", "map": type = .map
+        case "Tree", "tree": type = .tree
+        case "MovableList", "movableList", "Counter", "counter": throw .unsupportedContainerType(path: "", type: String(typeName))
+        default:
+            if typeName.hasPrefix("Unknown(") { throw .unsupportedContainerType(path: "", type: String(typeName)) }
+            throw .schema(path: "", reason: "unknown container type \"\(typeName)\" in \"\(s)\"")
+        }
+        if body.hasPrefix("root-") {
+            let name = body.dropFirst(5)
+            guard !name.isEmpty else { throw .schema(path: "", reason: "empty root container name in \"\(s)\"") }
+            return .root(name: String(name), type: type)
+        }
+        return .normal(id: try id(body, peers), type: type)
+    }
+
+    static func change(_ r: inout JSONReader, peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONChange {
+        var id: ID?
+        var timestamp: Int64 = 0
+        var deps: [ID]?
+        var lamport: Lamport?
+        var message: String?
+        var ops: [LoroJSONOp]?
+        try r.readObject { (r, key) throws(LoroJSONError) in
+            if r.key(key, is: "id") {
+                do throws(LoroJSONError) { id = try Self.id(&r, peers) } catch { throw error.prefixed(".id") }
+            } else if r.key(key, is: "timestamp") {
+                guard case .int(let t) = try r.readNumber() else { throw .schema(path: ".timestamp", reason: "expected an integer") }
+                timestamp = t
+            } else if r.key(key, is: "deps") {
+                var list: [ID] = []
+                try r.readArray { (r, i) throws(LoroJSONError) in
+                    do throws(LoroJSONError) { list.append(try Self.id(&r, peers)) } catch { throw error.prefixed(".deps[\(i)]") }
+                }
+                deps = list
+            } else if r.key(key, is: "lamport") {
+                guard case .int(let l) = try r.readNumber(), l >= 0, l <= Int64(Lamport.max / 2) else {
+                    throw .schema(path: ".lamport", reason: "expected a Lamport timestamp (0…\(Lamport.max / 2))")
+                }
+                lamport = Lamport(l)
+            } else if r.key(key, is: "msg") {
+                if try r.readNullIfPresent() { return }
+                message = try r.readString()
+            } else if r.key(key, is: "ops") {
+                var list: [LoroJSONOp] = []
+                var cache: ContainerCache = nil
+                try r.readArray { (r, i) throws(LoroJSONError) in
+                    do throws(LoroJSONError) { list.append(try Self.op(&r, peers: peers, cache: &cache)) } catch { throw error.prefixed(".ops[\(i)]") }
+                }
+                ops = list
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let id else { throw .schema(path: "", reason: "missing id") }
+        guard let deps else { throw .schema(path: "", reason: "missing deps") }
+        guard let lamport else { throw .schema(path: "", reason: "missing lamport") }
+        guard let ops, !ops.isEmpty else { throw .schema(path: ".ops", reason: "a change needs at least one op") }
+        // Counters must be contiguous from the change's ID (Loro checks the same).
+        var expected = Int64(id.counter)
+        for (i, op) in ops.enumerated() {
+            guard Int64(op.counter) == expected else {
+                throw .schema(path: ".ops[\(i)].counter", reason: "expected counter \(expected), got \(op.counter)")
+            }
+            guard op.length > 0 else { throw .schema(path: ".ops[\(i)]", reason: "an op must span at least one atom") }
+            expected += Int64(op.length)
+        }
+        guard expected <= Int64(Counter.max) else { throw .schema(path: ".ops", reason: "counters overflow") }
+        return LoroJSONChange(id: id, timestamp: timestamp, deps: deps, lamport: lamport, message: message, ops: ops)
+    }
+
+    /// The last container ID read and its raw bytes: consecutive ops usually share their container.
+    typealias ContainerCache = (bytes: ArraySlice<UInt8>, id: ContainerID)?
+
+    static func op(_ r: inout JSONReader, peers: [PeerID]?, cache: inout ContainerCache) throws(LoroJSONError) -> LoroJSONOp {
+        var container: ContainerID?
+        var counter: Counter?
+        var content: LoroJSONOpContent?
+        var deferredContent: Int?
+        try r.readObject { (r, key) throws(LoroJSONError) in
+            if r.key(key, is: "container") {
+                if let range = try r.readUnescapedString() {
+                    if let cached = cache, cached.bytes == r.bytes[range] { container = cached.id; return }
+                    guard let s = String(validating: r.bytes[range], as: UTF8.self) else { throw .schema(path: ".container", reason: "invalid UTF-8") }
+                    do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
+                    cache = (r.bytes[range], container!)
+                    return
+                }
+                let s = try r.readString()
+                do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
+            } else if r.key(key, is: "counter") {
+                guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(Counter.max) else {
+                    throw .schema(path: ".counter", reason: "expected a non-negative counter")
+                }
+                counter = Counter(c)
+            } else if r.key(key, is: "content") {
+                if let container {
+                    do throws(LoroJSONError) { content = try Self.content(&r, container.type, peers) } catch { throw error.prefixed(".content") }
+                } else {
+                    deferredContent = r.offset
+                    try r.skipValue()
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let container else { throw .schema(path: "", reason: "missing container") }
+        guard let counter else { throw .schema(path: "", reason: "missing counter") }
+        if let at = deferredContent {
+            var sub = r
+            sub.offset = at
+            do throws(LoroJSONError) { content = try Self.content(&sub, container.type, peers) } catch { throw error.prefixed(".content") }
+        }
+        guard let content else { throw .schema(path: "", reason: "missing content") }
+        return LoroJSONOp(container: container, counter: counter, content: content)
+    }
+
+    /// The fields an op content may have; which ones are required depends on the container and type.
+    private struct ContentFields {
+        var type: String?
+        var pos: Int64?
+        var len: Int64?
+        var startID: ID?
+        var text: String?
+        var value: Value?
+        var key: String?
+        var start: Int64?
+        var end: Int64?
+        var styleKey: String?
+        var styleValue: Value?
+        var info: Int64?
+        var target: ID?
+        var parent: ID??
+        var fractionalIndex: [UInt8]?
+    }
+
+    static func content(_ r: inout JSONReader, _ type: ContainerType, _ peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONOpContent {
+        var f = ContentFields()
+        func integer(_ r: inout JSONReader, _ name: String) throws(LoroJSONError) -> Int64 {
+            guard case .int(let v) = try r.readNumber() else { throw .schema(path: ".\(name)", reason: "expected an integer") }
+            return v
+        }
+        try r.readObject { (r, key) throws(LoroJSONError) in
+            if r.key(key, is: "type") { f.type = try r.readString() }
+            else if r.key(key, is: "pos") { f.pos = try integer(&r, "pos") }
+            else if r.key(key, is: "len") { f.len = try integer(&r, "len") }
+            else if r.key(key, is: "start_id") { do throws(LoroJSONError) { f.startID = try Self.id(&r, peers) } catch { throw error.prefixed(".start_id") } }
+            else if r.key(key, is: "text") { f.text = try r.readString() }
+            else if r.key(key, is: "value") { do throws(LoroJSONError) { f.value = try Self.value(&r, peers, depth: 0) } catch { throw error.prefixed(".value") } }
+            else if r.key(key, is: "key") { f.key = try r.readString() }
+            else if r.key(key, is: "start") { f.start = try integer(&r, "start") }
+            else if r.key(key, is: "end") { f.end = try integer(&r, "end") }
+            else if r.key(key, is: "style_key") { f.styleKey = try r.readString() }
+            else if r.key(key, is: "style_value") { do throws(LoroJSONError) { f.styleValue = try Self.value(&r, peers, depth: 0) } catch { throw error.prefixed(".style_value") } }
+            else if r.key(key, is: "info") { f.info = try integer(&r, "info") }
+            else if r.key(key, is: "target") { do throws(LoroJSONError) { f.target = try Self.id(&r, peers) } catch { throw error.prefixed(".target") } }
+            else if r.key(key, is: "parent") {
+                if try r.readNullIfPresent() { f.parent = .some(nil) } else {
+                    do throws(LoroJSONError) { f.parent = .some(try Self.id(&r, peers)) } catch { throw error.prefixed(".parent") }
+                }
+            } else if r.key(key, is: "fractional_index") {
+                let hex = try r.readString()
+                guard let bytes = Self.hexBytes(hex) else { throw .schema(path: ".fractional_index", reason: "expected an even-length hex string, got \"\(hex)\"") }
+                f.fractionalIndex = bytes
+            } else { try r.skipValue() }
+        }
+        guard let kind = f.type else { throw .schema(path: "", reason: "missing type") }
+        func need<T>(_ v: T?, _ name: String) throws(LoroJSONError) -> T {
+            guard let v else { throw .schema(path: "", reason: "a \(type) \"\(kind)\" op needs \"\(name)\"") }
+            return v
+        }
+        func position(_ v: Int64?, _ name: String) throws(LoroJSONError) -> Int {
+            let p = try need(v, name)
+            guard p >= 0, p <= Int64(Int32.max) else { throw .schema(path: ".\(name)", reason: "position \(p) is out of range") }
+            return Int(p)
+        }
+        func delete() throws(LoroJSONError) -> LoroJSONOpContent {
+            let len = try need(f.len, "len")
+            guard len != 0, len.magnitude <= UInt64(Int32.max) else { throw .schema(path: ".len", reason: "a delete length must be non-zero and fit 32 bits") }
+            return .delete(position: try position(f.pos, "pos"), length: Int(len), startID: try need(f.startID, "start_id"))
+        }
+        switch (type, kind) {
+        case (.text, "insert"):
+            return .insertText(position: try position(f.pos, "pos"), text: try need(f.text, "text"))
+        case (.text, "delete"), (.list, "delete"):
+            return try delete()
+        case (.text, "mark"):
+            let info = try need(f.info, "info")
+            guard (0...255).contains(info) else { throw .schema(path: ".info", reason: "info must be a byte") }
+            return .mark(start: try position(f.start, "start"), end: try position(f.end, "end"), key: try need(f.styleKey, "style_key"),
+                         value: try need(f.styleValue, "style_value"), info: UInt8(info))
+        case (.text, "mark_end"):
+            return .markEnd
+        case (.list, "insert"):
+            guard case .list(let values) = try need(f.value, "value") else { throw .schema(path: ".value", reason: "a list insert's value must be an array") }
+            return .insertValues(position: try position(f.pos, "pos"), values: values)
+        case (.map, "insert"):
+            return .mapInsert(key: try need(f.key, "key"), value: try need(f.value, "value"))
+        case (.map, "delete"):
+            return .mapDelete(key: try need(f.key, "key"))
+        case (.tree, "create"), (.tree, "move"):
+            let target = try need(f.target, "target")
+            let parent = try need(f.parent, "parent")
+            let index = f.fractionalIndex ?? []
+            return kind == "create" ? .treeCreate(target: target, parent: parent, fractionalIndex: index)
+                : .treeMove(target: target, parent: parent, fractionalIndex: index)
+        case (.tree, "delete"):
+            return .treeDelete(target: try need(f.target, "target"))
+        default:
+            throw .schema(path: ".type", reason: "unknown op type \"\(kind)\" for a \(type) container")
+        }
+    }
+
+    static func hexBytes(_ s: String) -> [UInt8]? {
+        let u = Array(s.utf8)
+        guard u.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(u.count / 2)
+        func digit(_ b: UInt8) -> UInt8? {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        var i = 0
+        while i < u.count {
+            guard let hi = digit(u[i]), let lo = digit(u[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    /// The prefix Loro puts before a container ID stored as a value.
+    static let containerValuePrefix = "🦜:"
+
+    /// A LoroValue: JSON scalars, arrays and objects; integers beyond Int64 become doubles (as
+    /// Loro reads them); strings starting with `🦜:` are container references.
+    static func value(_ r: inout JSONReader, _ peers: [PeerID]?, depth: Int) throws(LoroJSONError) -> Value {
+        guard depth < 128 else { throw .schema(path: "", reason: "values nested deeper than 128") }
+        switch r.peek() {
+        case UInt8(ascii: "{"):
+            var map: [String: Value] = [:]
+            try r.readObject { (r, key) throws(LoroJSONError) in
+                var keyReader = r
+                keyReader.offset = key.lowerBound - 1
+                let name = try keyReader.readString()
+                do throws(LoroJSONError) { map[name] = try Self.value(&r, peers, depth: depth + 1) } catch { throw error.prefixed("[\"\(name)\"]") }
+            }
+            return .map(map)
+        case UInt8(ascii: "["):
+            var list: [Value] = []
+            try r.readArray { (r, i) throws(LoroJSONError) in
+                do throws(LoroJSONError) { list.append(try Self.value(&r, peers, depth: depth + 1)) } catch { throw error.prefixed("[\(i)]") }
+            }
+            return .list(list)
+        case UInt8(ascii: "\""):
+            let s = try r.readString()
+            if s.hasPrefix(containerValuePrefix) {
+                return .container(try containerID(Substring(s.dropFirst(containerValuePrefix.count)), peers))
+            }
+            return .string(s)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            return .bool(try r.readBool())
+        case UInt8(ascii: "n"):
+            _ = try r.readNullIfPresent()
+            return .null
+        default:
+            switch try r.readNumber() {
+            case .int(let i): return .int(i)
+            case .unsigned(let u): return .double(Double(u))
+            case .double(let d): return .double(d)
+            }
+        }
+    }
+}
+
+// MARK: - encoding
+
+struct LoroJSONEncoder {
+    var writer: JSONWriter
+    private var peerIndex: [PeerID: Int] = [:]
+    private var peers: [PeerID] = []
+
+    init(writer: JSONWriter) { self.writer = writer }
+
+    /// Registers peers in the order Loro meets them: each change's ops, then its ID, then its deps.
+    private mutating func register(_ p: PeerID) {
+        if peerIndex[p] == nil { peerIndex[p] = peers.count; peers.append(p) }
+    }
+
+    private mutating func register(_ v: Value) {
+        switch v {
+        case .container(let c): if case .normal(let id, _) = c { register(id.peer) }
+        case .list(let l): for x in l { register(x) }
+        case .map(let m): for k in m.keys.sorted() { register(m[k]!) }
+        default: break
+        }
+    }
+
+    private mutating func registerPeers(_ updates: LoroJSONUpdates) {
+        for change in updates.changes {
+            for op in change.ops {
+                if case .normal(let id, _) = op.container { register(id.peer) }
+                switch op.content {
+                case .insertValues(_, let values): for v in values { register(v) }
+                case .delete(_, _, let start): register(start.peer)
+                case .mark(_, _, _, let value, _): register(value)
+                case .mapInsert(_, let value): register(value)
+                case .treeCreate(let target, let parent, _), .treeMove(let target, let parent, _):
+                    register(target.peer)
+                    if let parent { register(parent.peer) }
+                case .treeDelete(let target): register(target.peer)
+                case .insertText, .markEnd, .mapDelete: break
+                }
+            }
+            register(change.id.peer)
+            for d in change.deps.sorted() { register(d.peer) }
+        }
+    }
+
+    private func idText(_ id: ID) -> String { "\(id.counter)@\(peerIndex[id.peer]!)" }
+
+    private func containerText(_ c: ContainerID) -> String { Self.containerText(c, peerIndex) }
+
+    /// `cid:…:Type` with the peer spelled as its index in the table.
+    static func containerText(_ c: ContainerID, _ peerIndex: [PeerID: Int]) -> String {
+        let typeName = ["Text", "List", "Map", "Tree"][Int(c.type.rawValue)]
+        switch c {
+        case .root(let name, _): return "cid:root-\(name):\(typeName)"
+        case .normal(let id, _): return "cid:\(id.counter)@\(peerIndex[id.peer]!):\(typeName)"
+        }
+    }
+
+    mutating func write(_ updates: LoroJSONUpdates) {
+        registerPeers(updates)
+        writer.beginObject()
+        writer.key("schema_version", first: true); writer.int(LoroJSONUpdates.schemaVersion)
+        writer.key("start_version", first: false)
+        writer.beginObject()
+        for (i, id) in updates.startVersion.ids.enumerated() {
+            writer.key(String(id.peer), first: i == 0)
+            writer.int(id.counter)
+        }
+        writer.endObject(empty: updates.startVersion.ids.isEmpty)
+        writer.key("peers", first: false)
+        writer.beginArray()
+        for (i, p) in peers.enumerated() { writer.element(first: i == 0); writer.string(String(p)) }
+        writer.endArray(empty: peers.isEmpty)
+        writer.key("changes", first: false)
+        writer.beginArray()
+        for (i, change) in updates.changes.enumerated() {
+            writer.element(first: i == 0)
+            write(change)
+        }
+        writer.endArray(empty: updates.changes.isEmpty)
+        writer.endObject(empty: false)
+    }
+
+    private mutating func write(_ change: LoroJSONChange) {
+        writer.beginObject()
+        writer.key("id", first: true); writer.string(idText(change.id))
+        writer.key("timestamp", first: false); writer.int(change.timestamp)
+        writer.key("deps", first: false)
+        writer.beginArray()
+        for (i, d) in change.deps.sorted().enumerated() { writer.element(first: i == 0); writer.string(idText(d)) }
+        writer.endArray(empty: change.deps.isEmpty)
+        writer.key("lamport", first: false); writer.int(change.lamport)
+        writer.key("msg", first: false)
+        if let m = change.message { writer.string(m) } else { writer.raw("null") }
+        writer.key("ops", first: false)
+        writer.beginArray()
+        for (i, op) in change.ops.enumerated() {
+            writer.element(first: i == 0)
+            writer.beginObject()
+            writer.key("container", first: true); writer.string(containerText(op.container))
+            writer.key("content", first: false); write(op.content)
+            writer.key("counter", first: false); writer.int(op.counter)
+            writer.endObject(empty: false)
+        }
+        writer.endArray(empty: change.ops.isEmpty)
+        writer.endObject(empty: false)
+    }
+
+    private mutating func write(_ content: LoroJSONOpContent) {
+        writer.beginObject()
+        func type(_ name: String) { writer.key("type", first: true); writer.string(name) }
+        switch content {
+        case let .insertText(pos, text):
+            type("insert")
+            writer.key("pos", first: false); writer.int(pos)
+            writer.key("text", first: false); writer.string(text)
+        case let .insertValues(pos, values):
+            type("insert")
+            writer.key("pos", first: false); writer.int(pos)
+            writer.key("value", first: false); write(.list(values))
+        case let .delete(pos, len, start):
+            type("delete")
+            writer.key("pos", first: false); writer.int(pos)
+            writer.key("len", first: false); writer.int(len)
+            writer.key("start_id", first: false); writer.string(idText(start))
+        case let .mark(start, end, key, value, info):
+            type("mark")
+            writer.key("start", first: false); writer.int(start)
+            writer.key("end", first: false); writer.int(end)
+            writer.key("style_key", first: false); writer.string(key)
+            writer.key("style_value", first: false); write(value)
+            writer.key("info", first: false); writer.int(info)
+        case .markEnd:
+            type("mark_end")
+        case let .mapInsert(key, value):
+            type("insert")
+            writer.key("key", first: false); writer.string(key)
+            writer.key("value", first: false); write(value)
+        case let .mapDelete(key):
+            type("delete")
+            writer.key("key", first: false); writer.string(key)
+        case let .treeCreate(target, parent, index), let .treeMove(target, parent, index):
+            if case .treeCreate = content { type("create") } else { type("move") }
+            writer.key("target", first: false); writer.string(idText(target))
+            writer.key("parent", first: false)
+            if let parent { writer.string(idText(parent)) } else { writer.raw("null") }
+            writer.key("fractional_index", first: false); writer.string(Self.hex(index))
+        case let .treeDelete(target):
+            type("delete")
+            writer.key("target", first: false); writer.string(idText(target))
+        }
+        writer.endObject(empty: false)
+    }
+
+    /// Upper-case hex, as Loro's FractionalIndex prints itself.
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0xF)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private mutating func write(_ value: Value) {
+        writeValue(value, &writer) { [peerIndex] c in Self.containerText(c, peerIndex) }
+    }
+}
+
+/// Writes a value as Loro's JSON form: binary as an array of bytes, containers as `🦜:cid:…`
+/// spelled by `container` (with a compressed or a real peer).
+/// - Complexity: O(size of the value).
+func writeValue(_ value: Value, _ w: inout JSONWriter, container: (ContainerID) -> String) {
+    switch value {
+    case .null: w.raw("null")
+    case .bool(let b): if b { w.raw("true") } else { w.raw("false") }
+    case .int(let i): w.int(i)
+    case .double(let d): w.double(d)
+    case .string(let s): w.string(s)
+    case .binary(let bytes):
+        w.beginArray()
+        for (i, b) in bytes.enumerated() { w.element(first: i == 0); w.int(b) }
+        w.endArray(empty: bytes.isEmpty)
+    case .list(let list):
+        w.beginArray()
+        for (i, x) in list.enumerated() { w.element(first: i == 0); writeValue(x, &w, container: container) }
+        w.endArray(empty: list.isEmpty)
+    case .map(let map):
+        w.beginObject()
+        for (i, k) in map.keys.sorted().enumerated() { w.key(k, first: i == 0); writeValue(map[k]!, &w, container: container) }
+        w.endObject(empty: map.isEmpty)
+    case .container(let c): w.string(LoroJSONDecoder.containerValuePrefix + container(c))
+    }
+}

@@ -1,0 +1,447 @@
+/// Which operations an undo or redo takes back: this peer's operations from `start` on, except
+/// the spans that count as remote (commits whose origin the undo manager excludes).
+///
+/// The state an undo restores is the state of every operation *outside* the scope: all remote
+/// operations, and the local ones before the step. Undo steps are taken newest first, so every
+/// local operation after the step has been taken back already; that is why "everything local
+/// from `start` on" is the right thing to leave out (Loro gets there by transforming the inverse
+/// diff over the remote diffs; here element IDs do that work).
+struct RevertScope {
+    var peer: PeerID
+    var start: Counter
+    /// Sorted, disjoint local counter ranges that count as remote.
+    var foreign: [Range<Counter>]
+
+    /// Whether the operation `id` is taken back.
+    /// - Complexity: O(log f) for f foreign ranges.
+    func reverts(_ id: ID) -> Bool {
+        guard id.peer == peer, id.counter >= start else { return false }
+        var lo = 0, hi = foreign.count
+        while lo < hi { let mid = (lo + hi) / 2; if foreign[mid].upperBound <= id.counter { lo = mid + 1 } else { hi = mid } }
+        return !(lo < foreign.count && foreign[lo].contains(id.counter))
+    }
+
+    /// This peer's counters whose operations stay: those before `start` and the foreign ranges
+    /// (every operation of another peer stays).
+    var kept: [Range<Counter>] {
+        [0..<start] + foreign.filter { $0.upperBound > start }.map { max($0.lowerBound, start)..<$0.upperBound }
+    }
+}
+
+/// The copies undo made of deleted elements. A Fugue element cannot come back once deleted, so
+/// undoing a deletion inserts a copy; later steps must treat the copy as the original (undoing
+/// the insertion of "hello" also removes a restored copy of its "ll").
+struct UndoAliases: Sendable {
+    private var rootOf: [ID: ID] = [:]
+    private var copiesOf: [ID: [ID]] = [:]
+
+    /// The original element `id` stands for.
+    /// - Complexity: O(1) expected.
+    func root(_ id: ID) -> ID { rootOf[id] ?? id }
+
+    /// The original and its copies, oldest first.
+    /// - Complexity: O(copies).
+    func incarnations(_ root: ID) -> [ID] { [root] + (copiesOf[root] ?? []) }
+
+    mutating func add(copy: ID, of root: ID) {
+        rootOf[copy] = root
+        copiesOf[root, default: []].append(copy)
+    }
+}
+
+extension FugueSequence {
+    /// Whether the element `id` is visible; nil when it is not in this sequence.
+    /// - Complexity: O(log r + L).
+    func isVisible(_ id: ID) -> Bool? {
+        guard let c = cursor(of: id) else { return nil }
+        return c.leaf.elems[c.index].visible
+    }
+
+    /// The element before `(leaf, index)` in document order.
+    func before(_ leaf: SeqNode, _ index: Int) -> (SeqNode, Int)? {
+        if index > 0 { return (leaf, index - 1) }
+        var l = leaf.prev
+        while let x = l { if !x.elems.isEmpty { return (x, x.elems.count - 1) }; l = x.prev }
+        return nil
+    }
+
+    /// The run holding the element `id` and the offset of `id` in it, if it is in this sequence.
+    /// - Complexity: O(log r + L).
+    func elem(_ id: ID) -> (Elem, Int32)? {
+        guard let c = cursor(of: id) else { return nil }
+        return (c.leaf.elems[c.index], c.offset)
+    }
+}
+
+extension TreeState {
+    /// The fractional index that puts `n` back in the sibling order of `wanted` (the tree
+    /// without the reverted operations) among the current children of `parent`.
+    ///
+    /// Siblings are compared by their placement in `wanted` when they sit under `parent` there
+    /// (so nodes restored earlier in the same step count where they belong), else by their
+    /// current one. The old index bytes `b` are reused when they still fall between the left
+    /// and right neighbours' current bytes (a tie with the left one is fine: the restoring
+    /// operation is newer, so it sorts after); otherwise a fresh index between the neighbours
+    /// is made. When the neighbours' bytes tie, nothing fits between them and `b` is kept.
+    /// - Complexity: O(siblings).
+    func restoredPosition(of n: TreeID, under parent: TreeParent, in wanted: TreeState) -> [UInt8] {
+        guard let target = wanted.nodes[n] else { return [] }
+        var left: [UInt8]?, right: [UInt8]?
+        for s in children[parent] ?? [] where s != n {
+            guard let now = nodes[s] else { continue }
+            let key = wanted.nodes[s].flatMap { $0.parent == parent ? $0 : nil } ?? now
+            if key.sortsBefore(target) {
+                if left.map({ $0.lexicographicallyPrecedes(now.position) }) ?? true { left = now.position }
+            } else if right.map({ now.position.lexicographicallyPrecedes($0) }) ?? true {
+                right = now.position
+            }
+        }
+        let b = target.position
+        let fitsLeft = left.map { !b.lexicographicallyPrecedes($0) } ?? true
+        let fitsRight = right.map { b.lexicographicallyPrecedes($0) } ?? true
+        if fitsLeft && fitsRight { return b }
+        if let left, let right, !left.lexicographicallyPrecedes(right) { return b }
+        return FractionalIndex.new(left, right)
+    }
+}
+
+/// A formatting change undo makes: `key` becomes `value` on the text elements from `first`
+/// through `last` in document order.
+struct MarkFix {
+    var first: ID
+    var last: ID
+    var key: String
+    var value: Value
+}
+
+/// What one step touched, gathered from its operations.
+struct TouchedState {
+    /// Per text or list: the original elements the step inserted or deleted.
+    var elements: [ContainerID: Set<ID>] = [:]
+    /// Per text: the marks the step added.
+    var marks: [ContainerID: [ID]] = [:]
+    var keys: [ContainerID: Set<String>] = [:]
+    var nodes: [ContainerID: [TreeID]] = [:]
+}
+
+extension DocStorage {
+    /// What the local operations `span` of this peer touched.
+    /// - Complexity: O(ops + atoms) of the span.
+    func touched(_ span: Range<Counter>, aliases: UndoAliases) -> TouchedState {
+        var t = TouchedState()
+        guard let list = changes[peer] else { return t }
+        var i = firstChange(of: peer, endingAfter: span.lowerBound)
+        while i < list.count, list[i].counter < span.upperBound {
+            for op in list[i].ops where op.counter < span.upperBound && op.counter + op.length > span.lowerBound {
+                let c = op.container
+                switch op.content {
+                case let .insert(_, _, _, n):
+                    for k in max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n) {
+                        t.elements[c, default: []].insert(aliases.root(ID(peer: peer, counter: k)))
+                    }
+                case .delete:
+                    op.forEachDeletion(by: peer) { d in
+                        guard let d = d.clipped(toDeleters: span.lowerBound, span.upperBound) else { return }
+                        for k in d.lo..<d.hi { t.elements[c, default: []].insert(aliases.root(ID(peer: d.peer, counter: k))) }
+                    }
+                case .mark:
+                    t.marks[c, default: []].append(ID(peer: peer, counter: op.counter))
+                case .mapSet(let key, _):
+                    t.keys[c, default: []].insert(key)
+                case .tree(let target, _, _):
+                    if !(t.nodes[c]?.contains(target) ?? false) { t.nodes[c, default: []].append(target) }
+                case .insertText, .insertValues:
+                    break
+                }
+            }
+            i += 1
+        }
+        return t
+    }
+
+    /// The atoms among `targets` that an operation outside `scope` deletes. Deletions come after
+    /// what they delete, so only changes newer than `minLamport` are read.
+    /// - Complexity: O(ops newer than `minLamport` · log t).
+    func deletedOutside(_ scope: RevertScope, among targets: [ID], minLamport: Lamport) -> Set<ID> {
+        var byPeer: [PeerID: [Counter]] = [:]
+        for t in targets { byPeer[t.peer, default: []].append(t.counter) }
+        for k in byPeer.keys { byPeer[k]!.sort() }
+        var out = Set<ID>()
+        for (peer, list) in changes {
+            var lo = 0, hi = list.count
+            while lo < hi { let mid = (lo + hi) / 2; if list[mid].lamport + Lamport(list[mid].length) <= minLamport { lo = mid + 1 } else { hi = mid } }
+            let local = peer == scope.peer
+            let kept = scope.kept
+            func collect(_ d: Deletion) {
+                guard let counters = byPeer[d.peer] else { return }
+                var i = 0, j = counters.count
+                while i < j { let mid = (i + j) / 2; if counters[mid] < d.lo { i = mid + 1 } else { j = mid } }
+                while i < counters.count, counters[i] < d.hi { out.insert(ID(peer: d.peer, counter: counters[i])); i += 1 }
+            }
+            for ch in list[lo...] {
+                for op in ch.ops {
+                    op.forEachDeletion(by: peer) { whole in
+                        guard local else { collect(whole); return }
+                        for range in kept { if let d = whole.clipped(toDeleters: range.lowerBound, range.upperBound) { collect(d) } }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The runs of text elements (tombstones included) between the anchors of mark `m` whose
+    /// value for its key must change, and to what: the winner among the marks outside `scope`
+    /// that cover them. Tombstones count because undo may bring them back as copies right next
+    /// to them, which must then show the right formatting.
+    /// - Complexity: O(M · log n + r · a) for r runs between the anchors and a active marks.
+    func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [MarkFix] {
+        guard let seq = sequences[c], let key = seq.marks[m]?.key, let start = seq.cursor(of: m) else { return [] }
+        let table = seq.marks
+        var active = activeMarks(seq, c, at: seq.prefix(of: start).elements)
+        var current = Value.null, wanted = Value.null
+        var fixes: [MarkFix] = []
+        var extending = false
+        var it: (SeqNode, Int)? = (start.leaf, start.index)
+        let end = m.advanced(by: 1)
+        while let (leaf, i) = it {
+            let e = leaf.elems[i]
+            if e.kind == .markStart || e.kind == .markEnd {
+                if e.id == end { break }
+                if e.kind == .markStart { active.insert(e.id) } else { active.remove(e.id.advanced(by: -1)) }
+                current = MarkInfo.winners(active, table)[key]?.value ?? .null
+                wanted = MarkInfo.winners(active, table, where: { !scope.reverts($0) })[key]?.value ?? .null
+            } else if e.kind == .text {
+                if current == wanted {
+                    extending = false
+                } else if extending, fixes[fixes.count - 1].value == wanted {
+                    fixes[fixes.count - 1].last = e.lastID
+                } else {
+                    fixes.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
+                    extending = true
+                }
+            }
+            it = seq.after(leaf, i)
+        }
+        return fixes
+    }
+
+    /// Records and applies a local mark whose anchors sit right before `fix.first` and right
+    /// after `fix.last` (``Document/mark(_:key:value:in:unit:)`` places them by visible
+    /// position, which may take in tombstones at the edges).
+    /// - Complexity: O(log n + L) plus the event when recorded.
+    func applyMarkFix(_ c: ContainerID, _ fix: MarkFix) {
+        let seq = sequence(c)
+        let configured = styles[fix.key] ?? .after
+        let expand = fix.value == .null ? configured.reversed : configured
+        let (counter, lamport) = nextLocalStamp()
+        let markID = ID(peer: peer, counter: counter)
+        seq.marks[markID] = MarkInfo(key: fix.key, value: fix.value, expand: expand, lamport: lamport, peer: peer)
+        let first = seq.splitBefore(fix.first)!
+        let startLeft = seq.before(first.leaf, first.index).map { OptID($0.0.elems[$0.1].lastID) } ?? .none
+        seq.insertElem(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: startLeft, originRight: OptID(fix.first),
+                            content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false), leaf: first.leaf, at: first.index)
+        let last = seq.splitAfter(fix.last)!
+        let endRight = seq.after(last.leaf, last.index).map { OptID($0.0.elems[$0.1].id) } ?? .none
+        seq.insertElem(Elem(peer: peer, counter: counter + 1, lamport: lamport + 1, length: 1, originLeft: OptID(fix.last), originRight: endRight,
+                            content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false), leaf: last.leaf, at: last.index + 1)
+        record(Op(container: c, counter: counter, content: .mark(MarkPayload(
+            key: fix.key, value: fix.value, expand: expand, startLeft: startLeft, startRight: OptID(fix.first), endLeft: OptID(fix.last), endRight: endRight))))
+        emitMark(c, seq, markID: markID, key: fix.key)
+    }
+
+    /// Inserts copies of deleted content right after the element `anchor`, as a local
+    /// operation, and returns the first copy's ID.
+    /// - Complexity: O(log n + k) for k copied elements.
+    func insertCopy(_ c: ContainerID, _ seq: FugueSequence, after anchor: ID, scalars: [Unicode.Scalar], values: [Value]) -> ID {
+        let cur = seq.splitAfter(anchor)!
+        let right = seq.after(cur.leaf, cur.index).map { OptID($0.0.elems[$0.1].id) } ?? .none
+        let isText = c.type == .text
+        let start = Int32(isText ? seq.scalars.count : seq.values.count)
+        let n = Int32(isText ? scalars.count : values.count)
+        var u16 = n, u8 = n
+        if isText {
+            seq.scalars.append(contentsOf: scalars)
+            u16 = scalars.reduce(0) { $0 + ($1.value > 0xFFFF ? 2 : 1) }
+            u8 = scalars.reduce(0) { $0 + Int32(UTF8.width($1)) }
+        } else {
+            seq.values.append(contentsOf: values)
+        }
+        let (counter, lamport) = nextLocalStamp()
+        let left = OptID(anchor)
+        let e = Elem(peer: peer, counter: counter, lamport: lamport, length: n, originLeft: left, originRight: right,
+                     content: start, utf16: u16, utf8: u8, kind: isText ? .text : .value, deleted: false)
+        record(Op(container: c, counter: counter, content: .insert(left: left, right: right, content: start, count: n)))
+        applyInsert(c, seq, e, slot: (cur.leaf, cur.index + 1))
+        return e.id
+    }
+
+    /// Records and applies a local tree operation with an explicit parent and position (undo
+    /// moves a node back to the exact fractional index it had, and may revive a deleted node).
+    /// - Complexity: as ``TreeState/apply(_:diffs:record:)``.
+    func placeTreeNode(_ c: ContainerID, _ node: TreeID, parent: TreeParent, position: [UInt8]) {
+        let (counter, lamport) = nextLocalStamp()
+        record(Op(container: c, counter: counter, content: .tree(target: node, parent: parent, position: position)))
+        applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: counter, target: node, parent: parent, position: position))
+    }
+}
+
+extension Document {
+    /// Appends local operations that take back what this peer's operations `span` did, against
+    /// the current state: everything the span touched is brought to its state without the
+    /// operations in `scope` (see ``RevertScope``).
+    ///
+    /// - Text and list: an element the span inserted is deleted (with any copy of it that is
+    ///   visible); an element it deleted gets a copy inserted right after it, unless a remote
+    ///   peer deleted it too. Adjacent copies form one run, so a restored word is one insertion
+    ///   and keeps its place between mark anchors (its formatting).
+    /// - Marks: for each character the span's mark covers, the key's value becomes the winner
+    ///   among the marks outside the scope (the previous value, or a later remote one).
+    /// - Map: each key the span wrote gets the winning value among writes outside the scope.
+    /// - Tree: each node the span created, moved or deleted goes back to its parent and
+    ///   fractional index outside the scope (deleted when it did not exist); a move that would
+    ///   now form a cycle is skipped, as Loro skips it.
+    ///
+    /// - Complexity: O(a · log n) for the a atoms of the span and their copies, plus
+    ///   O(ops newer than the oldest touched element) to find remote deletions, O(M · log n + r)
+    ///   per mark over r covered runs, O(ops) when map keys were written, O(t · depth) per tree.
+    mutating func revert(_ span: Range<Counter>, scope: RevertScope, aliases: inout UndoAliases) throws(CRDTError) {
+        // No storage reference is held across these calls: a second reference would make the
+        // next `mutate()` copy the whole document.
+        let touched = s.touched(span, aliases: aliases)
+        for c in touched.elements.keys.sorted() {
+            revertElements(c, roots: touched.elements[c]!.sorted(), scope: scope, aliases: &aliases)
+        }
+        for c in touched.marks.keys.sorted() {
+            for m in touched.marks[c]! {
+                for fix in s.markFixes(c, m, scope: scope) { mutate().applyMarkFix(c, fix) }
+            }
+        }
+        if !touched.keys.isEmpty { try revertKeys(touched.keys, scope: scope) }
+        for c in touched.nodes.keys.sorted() { revertNodes(c, touched.nodes[c]!, scope: scope) }
+    }
+
+    private mutating func revertElements(_ c: ContainerID, roots: [ID], scope: RevertScope, aliases: inout UndoAliases) {
+        let st = mutate()
+        guard let seq = st.sequences[c] else { return }
+        var all: [ID] = []
+        var minLamport = Lamport.max
+        for r in roots {
+            for x in aliases.incarnations(r) {
+                guard let (e, offset) = seq.elem(x) else { continue }
+                all.append(x)
+                minLamport = min(minLamport, e.lamport + Lamport(offset))
+            }
+        }
+        let deletedElsewhere = st.deletedOutside(scope, among: all, minLamport: minLamport)
+        var doomed: [ID] = []
+        var revive: [(root: ID, anchor: ID, index: Int)] = []
+        for r in roots {
+            let incarnations = aliases.incarnations(r).filter { seq.isVisible($0) != nil }
+            guard let latest = incarnations.last else { continue }
+            let visible = incarnations.filter { seq.isVisible($0) == true }
+            let wanted = incarnations.contains { !scope.reverts($0) && !deletedElsewhere.contains($0) }
+            if wanted, visible.isEmpty {
+                revive.append((r, latest, seq.elementIndex(of: latest) ?? 0))
+            } else if !wanted {
+                doomed.append(contentsOf: visible)
+            }
+        }
+        // Deletions first: they leave tombstones, so the element indexes of `revive` hold.
+        for span in Document.spans(doomed) {
+            let (counter, _) = st.nextLocalStamp()
+            st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
+            st.applyDelete(c, seq, [DelSpan(span)])
+        }
+        // Copies of elements that sit next to each other form one run after the last of them;
+        // groups are inserted right to left so that indexes to the left stay valid.
+        revive.sort { $0.index < $1.index }
+        var groups: [[(root: ID, anchor: ID, index: Int)]] = []
+        for item in revive {
+            if let last = groups.last?.last, last.index + 1 == item.index { groups[groups.count - 1].append(item) } else { groups.append([item]) }
+        }
+        for group in groups.reversed() {
+            var scalars: [Unicode.Scalar] = []
+            var values: [Value] = []
+            for item in group {
+                let (e, offset) = seq.elem(item.anchor)!
+                if c.type == .text { scalars.append(seq.scalars[Int(e.content + offset)]) } else { values.append(seq.values[Int(e.content + offset)]) }
+            }
+            let first = st.insertCopy(c, seq, after: group.last!.anchor, scalars: scalars, values: values)
+            for (k, item) in group.enumerated() { aliases.add(copy: first.advanced(by: Int32(k)), of: item.root) }
+        }
+    }
+
+    /// Sorted IDs as maximal spans of consecutive counters.
+    static func spans(_ ids: [ID]) -> [IDSpan] {
+        var out: [IDSpan] = []
+        for id in ids.sorted() {
+            if let last = out.last, last.peer == id.peer, last.end == id.counter { out[out.count - 1].end += 1 } else {
+                out.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + 1))
+            }
+        }
+        return out
+    }
+
+    private mutating func revertKeys(_ keys: [ContainerID: Set<String>], scope: RevertScope) throws(CRDTError) {
+        // The winner among the writes that stay; the map keeps only the current winner, so the
+        // history is read.
+        var best: [ContainerID: [String: MapEntry]] = [:]
+        for (peer, list) in s.changes {
+            for ch in list {
+                for op in ch.ops {
+                    guard case let .mapSet(key, value) = op.content, keys[op.container]?.contains(key) == true,
+                          !scope.reverts(ID(peer: peer, counter: op.counter)) else { continue }
+                    let lamport = ch.lamport + Lamport(op.counter - ch.counter)
+                    if let old = best[op.container]?[key], !old.isBeaten(lamport: lamport, peer: peer) { continue }
+                    best[op.container, default: [:]][key] = MapEntry(value: value, lamport: lamport, peer: peer, counter: op.counter)
+                }
+            }
+        }
+        for c in keys.keys.sorted() {
+            for key in keys[c]!.sorted() {
+                let wanted = best[c]?[key]?.value
+                guard wanted != get(key, in: c) else { continue }
+                if let wanted { try set(key, wanted, in: c) } else { try removeKey(key, in: c) }
+            }
+        }
+    }
+
+    private mutating func revertNodes(_ c: ContainerID, _ nodes: [TreeID], scope: RevertScope) {
+        let st = mutate()
+        guard let log = st.trees[c]?.log else { return }
+        var wanted = TreeState()
+        var none: [TreeDiff] = []
+        for r in log where !scope.reverts(ID(peer: r.peer, counter: r.counter)) { wanted.apply(r, diffs: &none, record: false) }
+        func depth(_ n: TreeID) -> Int {
+            var d = 0
+            var cur = wanted.nodes[n]
+            while case .node(let p)? = cur?.parent, d <= wanted.nodes.count { d += 1; cur = wanted.nodes[p] }
+            return wanted.nodes[n] == nil ? -1 : d
+        }
+        // Parents before children, so a restored subtree is rebuilt top-down without cycles;
+        // siblings in their wanted order, so each finds its left neighbour already in place.
+        let order = nodes.sorted { x, y in
+            let dx = depth(x), dy = depth(y)
+            if dx != dy { return dx < dy }
+            guard let px = wanted.nodes[x], let py = wanted.nodes[y] else { return x < y }
+            return px.sortsBefore(py)
+        }
+        for n in order {
+            guard let have = st.trees[c]?.nodes[n] else { continue }
+            let target = wanted.nodes[n]
+            let parent = target?.parent ?? .deleted
+            if parent == .deleted {
+                if have.parent != .deleted { st.placeTreeNode(c, n, parent: .deleted, position: []) }
+                continue
+            }
+            // Placed by the very operation the wanted state has: nothing to do.
+            if have == target { continue }
+            if case .node(let p) = parent, st.trees[c]!.isAncestor(n, of: p) { continue }
+            let position = st.trees[c]!.restoredPosition(of: n, under: parent, in: wanted)
+            // Already there (a fresh index between the same neighbours changes nothing).
+            if have.parent == parent && have.position == position { continue }
+            st.placeTreeNode(c, n, parent: parent, position: position)
+        }
+    }
+}

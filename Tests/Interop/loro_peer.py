@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""A real Loro peer (PyPI loro, pinned in requirements.txt) for Quire's interop tests.
+
+It speaks JSON lines on stdin/stdout: one request object per line, one reply object per line.
+Every reply has "ok": true, or "ok": false with "error". Documents are named by the caller.
+
+Requests ("cmd" and its fields):
+  new        doc, peer (decimal string)          create a document with that peer ID
+  edit       doc, ops: [op]                      apply scripted edits, then commit
+  random     doc, seed, count                    apply `count` random edits (random.Random(seed)), commit
+  export     doc, from: {peer: end}              -> json: export_json_updates(from, oplog_vv)
+  import     doc, json                           import_json_updates
+  state      doc, texts: [cid]                   -> deep (deep value, bytes as arrays), deltas
+                                                   {cid: [{insert, attributes?}]}, vv {peer: end},
+                                                   frontiers ["counter@peer"]
+  drop       doc
+Scripted ops (positions in Unicode scalars; containers are root names unless "cid:" strings):
+  {"op":"insert","text":T,"pos":P,"container":C}   {"op":"delete","pos":P,"len":N,"container":C}
+  {"op":"mark","start":S,"end":E,"key":K,"value":V,"container":C}
+  {"op":"unmark","start":S,"end":E,"key":K,"container":C}
+  {"op":"map_set","key":K,"value":V,"container":C}   {"op":"map_delete","key":K,"container":C}
+  {"op":"map_text","key":K,"container":C}            (a child text under the key)
+  {"op":"list_insert","pos":P,"value":V,"container":C}  {"op":"list_delete","pos":P,"len":N,"container":C}
+  {"op":"tree_create","parent":ID|null,"index":I|null,"container":C} -> ids: ["counter@peer"]
+  {"op":"tree_move","node":ID,"parent":ID|null,"index":I,"container":C}
+  {"op":"tree_delete","node":ID,"container":C}       {"op":"tree_meta","node":ID,"key":K,"value":V,"container":C}
+"""
+import json
+import random
+import sys
+
+import loro
+
+# The mark keys and expand rules Quire's tests configure on both sides.
+STYLES = {
+    "bold": loro.ExpandType.After,
+    "italic": loro.ExpandType.Both,
+    "comment": loro.ExpandType.Before,
+    "link": loro.ExpandType.Null,
+}
+TYPES = {"Text": loro.ContainerType.Text, "List": loro.ContainerType.List,
+         "Map": loro.ContainerType.Map, "Tree": loro.ContainerType.Tree}
+
+docs = {}
+
+
+def new_doc(peer):
+    doc = loro.LoroDoc()
+    doc.peer_id = int(peer)
+    config = loro.StyleConfigMap()
+    for key, expand in STYLES.items():
+        config.insert(key, expand)
+    doc.config_text_style(config)
+    return doc
+
+
+def container_id(text):
+    """'cid:root-NAME:Type' or 'cid:C@P:Type' -> loro.ContainerID."""
+    body, kind = text[4:].rsplit(":", 1)
+    if body.startswith("root-"):
+        return loro.ContainerID.Root(name=body[5:], container_type=TYPES[kind]())
+    counter, peer = body.split("@")
+    return loro.ContainerID.Normal(peer=int(peer), counter=int(counter), container_type=TYPES[kind]())
+
+
+def text_of(doc, name):
+    return doc.get_text(container_id(name)) if name.startswith("cid:") else doc.get_text(name)
+
+
+def tree_id(text):
+    counter, peer = text.split("@")
+    return loro.TreeID(int(peer), int(counter))
+
+
+def id_text(tid):
+    return f"{tid.counter}@{tid.peer}"
+
+
+def plain(value):
+    """A deep value as JSON-ready data: bytes as arrays, as Loro serializes binary."""
+    if isinstance(value, (bytes, bytearray)):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def apply_op(doc, op, out):
+    kind, name = op["op"], op.get("container", "")
+    if kind == "insert":
+        text_of(doc, name).insert(op["pos"], op["text"])
+    elif kind == "delete":
+        text_of(doc, name).delete(op["pos"], op["len"])
+    elif kind == "mark":
+        text_of(doc, name).mark(op["start"], op["end"], op["key"], op["value"])
+    elif kind == "unmark":
+        text_of(doc, name).unmark(op["start"], op["end"], op["key"])
+    elif kind == "map_set":
+        doc.get_map(name).insert(op["key"], op["value"])
+    elif kind == "map_delete":
+        doc.get_map(name).delete(op["key"])
+    elif kind == "map_text":
+        child = doc.get_map(name).insert_container(op["key"], loro.LoroText())
+        out.setdefault("cids", []).append(str_cid(child.id))
+    elif kind == "list_insert":
+        doc.get_list(name).insert(op["pos"], op["value"])
+    elif kind == "list_delete":
+        doc.get_list(name).delete(op["pos"], op["len"])
+    elif kind == "tree_create":
+        tree = doc.get_tree(name)
+        parent = tree_id(op["parent"]) if op.get("parent") else None
+        node = tree.create_at(op["index"], parent) if op.get("index") is not None else tree.create(parent)
+        out.setdefault("ids", []).append(id_text(node))
+    elif kind == "tree_move":
+        parent = tree_id(op["parent"]) if op.get("parent") else None
+        doc.get_tree(name).mov_to(tree_id(op["node"]), op["index"], parent)
+    elif kind == "tree_delete":
+        doc.get_tree(name).delete(tree_id(op["node"]))
+    elif kind == "tree_meta":
+        doc.get_tree(name).get_meta(tree_id(op["node"])).insert(op["key"], op["value"])
+    else:
+        raise ValueError(f"unknown op {kind}")
+
+
+def str_cid(cid):
+    """loro.ContainerID -> 'cid:…' text."""
+    if "Root" in type(cid).__name__:
+        return f"cid:root-{cid.name}:{type_name(cid.container_type)}"
+    return f"cid:{cid.counter}@{cid.peer}:{type_name(cid.container_type)}"
+
+
+def type_name(kind):
+    for name, cls in TYPES.items():
+        if isinstance(kind, cls):
+            return name
+    return str(kind)
+
+
+WORDS = ["a", "b", "c", " ", "\n", "é", "中", "😀", "👍🏽", "xy"]
+
+
+def alive_nodes(tree):
+    return [n for n in tree.nodes() if not tree.is_node_deleted(n)]
+
+
+def is_ancestor(tree, ancestor, node):
+    """Whether `ancestor` is `node` or above it (a move there would be a cycle)."""
+    while node is not None:
+        if node == ancestor:
+            return True
+        node = tree.parent(node)
+    return False
+
+
+def random_edits(doc, rng, count):
+    """Random edits over the containers Quire's interop tests share: text 'body' (with marks),
+    list 'items', map 'meta' (values and child texts), tree 'blocks' (with node meta)."""
+    text, items, meta, tree = doc.get_text("body"), doc.get_list("items"), doc.get_map("meta"), doc.get_tree("blocks")
+    for _ in range(count):
+        choice = rng.randrange(100)
+        n = text.len_unicode
+        if choice < 30:
+            s = "".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
+            text.insert(rng.randint(0, n), s)
+        elif choice < 42 and n > 0:
+            a = rng.randrange(n)
+            text.delete(a, rng.randint(1, min(4, n - a)))
+        elif choice < 55 and n > 0:
+            a = rng.randrange(n)
+            b = rng.randint(a + 1, n)
+            key = rng.choice(list(STYLES))
+            if rng.random() < 0.3:
+                text.unmark(a, b, key)
+            else:
+                text.mark(a, b, key, f"u{rng.randrange(3)}" if key == "link" else True)
+        elif choice < 63:
+            size = len(items)
+            if size > 0 and rng.random() < 0.35:
+                a = rng.randrange(size)
+                items.delete(a, rng.randint(1, min(3, size - a)))
+            else:
+                items.insert(rng.randint(0, size), rng.choice([rng.randrange(100), "v" + str(rng.randrange(9))]))
+        elif choice < 72:
+            key = f"k{rng.randrange(4)}"
+            r = rng.randrange(4)
+            if r == 0:
+                if meta.get(key) is not None:
+                    meta.delete(key)
+            elif r == 1:
+                child = meta.insert_container(key, loro.LoroText())
+                child.insert(0, rng.choice(WORDS))
+            else:
+                meta.insert(key, rng.randrange(9) if rng.random() < 0.5 else rng.choice(WORDS))
+        else:
+            nodes = alive_nodes(tree)
+            r = rng.randrange(10)
+            if r < 4 or not nodes:
+                parent = None if not nodes or rng.random() < 0.3 else rng.choice(nodes)
+                siblings = tree.children(parent) or []
+                tree.create_at(rng.randint(0, len(siblings)), parent)
+            elif r < 8:
+                node = rng.choice(nodes)
+                parent = None if rng.random() < 0.2 else rng.choice(nodes)
+                if parent is None or not is_ancestor(tree, node, parent):
+                    siblings = [s for s in (tree.children(parent) or []) if s != node]
+                    tree.mov_to(node, rng.randint(0, len(siblings)), parent)
+            elif r < 9:
+                tree.delete(rng.choice(nodes))
+            else:
+                tree.get_meta(rng.choice(nodes)).insert("type", rng.choice(["p", "h1", "li"]))
+    doc.commit()
+
+
+def delta(doc, name):
+    out = []
+    for item in text_of(doc, name).to_delta():
+        entry = {"insert": item.insert}
+        if item.attributes:
+            entry["attributes"] = plain(item.attributes)
+        out.append(entry)
+    return out
+
+
+def handle(request):
+    cmd = request["cmd"]
+    if cmd == "new":
+        docs[request["doc"]] = new_doc(request["peer"])
+        return {}
+    doc = docs[request["doc"]]
+    if cmd == "edit":
+        out = {}
+        for op in request["ops"]:
+            apply_op(doc, op, out)
+        doc.commit()
+        return out
+    if cmd == "random":
+        random_edits(doc, random.Random(request["seed"]), request["count"])
+        return {}
+    if cmd == "export":
+        start = loro.VersionVector()
+        for peer, end in request.get("from", {}).items():
+            if end > 0:
+                start.set_end(loro.ID(int(peer), end))
+        return {"json": doc.export_json_updates(start, doc.oplog_vv)}
+    if cmd == "import":
+        status = doc.import_json_updates(request["json"])
+        return {"pending": status.pending is not None}
+    if cmd == "state":
+        vv = {str(peer): end for peer, end in version_ends(doc.oplog_vv).items()}
+        return {
+            "deep": plain(doc.get_deep_value()),
+            "deltas": {name: delta(doc, name) for name in request.get("texts", [])},
+            "vv": vv,
+            "frontiers": [f"{i.counter}@{i.peer}" for i in frontier_ids(doc.oplog_frontiers)],
+        }
+    if cmd == "drop":
+        del docs[request["doc"]]
+        return {}
+    raise ValueError(f"unknown command {cmd}")
+
+
+def version_ends(vv):
+    """VersionVector -> {peer: end}, parsed from its text form 'VersionVector({peer: end, …})'."""
+    text = str(vv)
+    body = text[text.index("{") + 1:text.rindex("}")]
+    out = {}
+    for part in body.split(","):
+        if part.strip():
+            peer, end = part.split(":")
+            out[int(peer)] = int(end)
+    return out
+
+
+def frontier_ids(frontiers):
+    """Frontiers -> [loro.ID], parsed from its text form 'Frontiers([counter@peer, …])'."""
+    text = str(frontiers)
+    body = text[text.index("[") + 1:text.rindex("]")]
+    ids = []
+    for part in body.split(","):
+        part = part.strip()
+        if part:
+            counter, peer = part.split("@")
+            ids.append(loro.ID(int(peer), int(counter)))
+    return ids
+
+
+def main():
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            reply = handle(json.loads(line))
+            reply["ok"] = True
+        except Exception as error:  # reported to the Swift side, which fails the test with it
+            reply = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

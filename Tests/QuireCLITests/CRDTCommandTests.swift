@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// `quire crdt merge` and `quire crdt export` with Loro's JSON updates.
+@Suite struct CRDTCommandTests {
+    static let fixture = "Tests/Fixtures/loro-json/sample-updates.json"
+
+    static func json(_ text: String) throws -> NSObject? {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? NSObject
+    }
+
+    /// The deep value Loro read back from the fixture (written by Tests/Interop/make_fixtures.py).
+    static func expectedDeep() throws -> NSObject? {
+        let url = QuireProcess.repositoryRoot.appendingPathComponent("Tests/Fixtures/loro-json/sample-expected.json")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        return object?["deep"] as? NSObject
+    }
+
+    @Test func mergePrintsTheDeepValueLoroReads() throws {
+        let result = try QuireProcess.run(["crdt", "merge", "--format", "loro-json", Self.fixture])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.json(result.stdout) == Self.expectedDeep())
+    }
+
+    @Test func exportMergesInputsIntoOneUpdatesDocument() throws {
+        let exported = try QuireProcess.run(["crdt", "export", "--format", "loro-json", Self.fixture, Self.fixture])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.hasPrefix(#"{"schema_version":1,"#))
+        // Merging what export wrote gives the same document.
+        let merged = try QuireProcess.run(["crdt", "merge", "-"], stdin: exported.stdout)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try Self.json(merged.stdout) == Self.expectedDeep())
+        // Nothing beyond the full version; --output writes a file.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-export-\(UUID().uuidString).json")
+        let empty = try QuireProcess.run(["crdt", "export", Self.fixture, "--from", #"{"7": 1000, "42": 1000}"#, "--output", file.path])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(written.contains(#""changes":[]"#))
+        try FileManager.default.removeItem(at: file)
+    }
+
+    @Test func errorsNameTheFileAndWhere() throws {
+        let broken = try QuireProcess.run(["crdt", "merge", "--format", "loro-json", "-"], stdin: "{\"schema_version\": 1,\n \"changes\": [}")
+        #expect(broken.status != 0)
+        #expect(broken.stderr.contains("-: JSON syntax error at line 2, column 14"))
+        let version = try QuireProcess.run(["crdt", "merge", "-"], stdin: #"{"schema_version":3,"changes":[]}"#)
+        #expect(version.status != 0)
+        #expect(version.stderr.contains("unsupported schema version 3"))
+        let missing = try QuireProcess.run(["crdt", "export", "/nonexistent.json"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("cannot read /nonexistent.json"))
+        let format = try QuireProcess.run(["crdt", "merge", "--format", "yjs", Self.fixture])
+        #expect(format.status != 0)
+    }
+
+    static var loroPython: String? {
+        guard let path = ProcessInfo.processInfo.environment["QUIRE_LORO_PYTHON"], FileManager.default.isExecutableFile(atPath: path) else { return nil }
+        return path
+    }
+
+    /// A real Loro document imports what `quire crdt export` wrote and holds what `quire crdt merge` prints.
+    @Test(.enabled(if: loroPython != nil, "set QUIRE_LORO_PYTHON to a Python with loro==1.17.1 (make test does)"))
+    func loroReadsWhatExportWrote() throws {
+        let exported = try QuireProcess.run(["crdt", "export", "--format", "loro-json", Self.fixture, "--peer", "99"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let script = """
+        import json, sys, loro
+        doc = loro.LoroDoc()
+        doc.import_json_updates(sys.stdin.read())
+        def plain(v):
+            if isinstance(v, (bytes, bytearray)): return list(v)
+            if isinstance(v, dict): return {k: plain(x) for k, x in v.items()}
+            if isinstance(v, list): return [plain(x) for x in v]
+            return v
+        print(json.dumps(plain(doc.get_deep_value())))
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.loroPython!)
+        process.arguments = ["-c", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(exported.stdout.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let merged = try QuireProcess.run(["crdt", "merge", Self.fixture])
+        #expect(try Self.json(String(decoding: data, as: UTF8.self)) == Self.json(merged.stdout))
+        #expect(try Self.json(merged.stdout) == Self.expectedDeep())
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import QuireCRDT
+
+/// A real Loro peer: `Tests/Interop/loro_peer.py` run by the Python of the interop virtualenv
+/// (`QUIRE_LORO_PYTHON`, which `make test` sets after creating `.venv-interop`), spoken to in
+/// JSON lines over its standard input and output.
+final class LoroPeer {
+    /// The interpreter with loro==1.17.1 installed, when the environment names one.
+    static var python: String? {
+        guard let path = ProcessInfo.processInfo.environment["QUIRE_LORO_PYTHON"], !path.isEmpty else { return nil }
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Interop/loro_peer.py").path
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let process = Process()
+    private let input: FileHandle
+    private let output: FileHandle
+    private var buffer = Data()
+
+    init() throws {
+        guard let python = Self.python else { throw Failure(description: "QUIRE_LORO_PYTHON is not set") }
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.script]
+        let toPeer = Pipe(), fromPeer = Pipe()
+        process.standardInput = toPeer
+        process.standardOutput = fromPeer
+        input = toPeer.fileHandleForWriting
+        output = fromPeer.fileHandleForReading
+        try process.run()
+    }
+
+    deinit {
+        try? input.close()  // the peer exits at end of input; nothing to lose here
+        process.waitUntilExit()
+    }
+
+    /// Sends one request and returns the reply's fields; a reply with `"ok": false` throws its error.
+    @discardableResult
+    func request(_ fields: [String: Any]) throws -> [String: Any] {
+        var line = try JSONSerialization.data(withJSONObject: fields)
+        line.append(0x0A)
+        try input.write(contentsOf: line)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let reply = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                guard let object = try JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
+                    throw Failure(description: "a reply that is not an object")
+                }
+                guard object["ok"] as? Bool == true else {
+                    throw Failure(description: "loro peer: \(object["error"] as? String ?? "unknown error") for \(fields["cmd"] ?? "?")")
+                }
+                return object
+            }
+            let chunk = output.availableData
+            guard !chunk.isEmpty else { throw Failure(description: "the loro peer exited (status \(process.isRunning ? -1 : process.terminationStatus))") }
+            buffer.append(chunk)
+        }
+    }
+
+    // MARK: commands
+
+    func create(_ doc: String, peer: PeerID) throws { try request(["cmd": "new", "doc": doc, "peer": String(peer)]) }
+    func drop(_ doc: String) throws { try request(["cmd": "drop", "doc": doc]) }
+
+    @discardableResult
+    func edit(_ doc: String, _ ops: [[String: Any]]) throws -> [String: Any] { try request(["cmd": "edit", "doc": doc, "ops": ops]) }
+
+    func randomEdits(_ doc: String, seed: UInt64, count: Int) throws {
+        try request(["cmd": "random", "doc": doc, "seed": NSNumber(value: seed), "count": count])
+    }
+
+    func exportJSON(_ doc: String, from version: VersionVector = VersionVector()) throws -> String {
+        let from = Dictionary(uniqueKeysWithValues: version.ends.map { (String($0.key), Int($0.value)) })
+        guard let json = try request(["cmd": "export", "doc": doc, "from": from])["json"] as? String else {
+            throw Failure(description: "export returned no json")
+        }
+        return json
+    }
+
+    func importJSON(_ doc: String, _ json: String) throws { try request(["cmd": "import", "doc": doc, "json": json]) }
+
+    /// What a Loro document holds, as values comparable with a ``Document``'s.
+    struct State {
+        var deep: Value
+        var deltas: [String: Value]
+        var version: VersionVector
+    }
+
+    func state(_ doc: String, texts: [ContainerID]) throws -> State {
+        let reply = try request(["cmd": "state", "doc": doc, "texts": texts.map(\.description)])
+        func value(_ any: Any?) throws -> Value {
+            let data = try JSONSerialization.data(withJSONObject: any ?? NSNull(), options: [.fragmentsAllowed])
+            return try Value(json: String(decoding: data, as: UTF8.self))
+        }
+        var deltas: [String: Value] = [:]
+        for (name, list) in reply["deltas"] as? [String: Any] ?? [:] { deltas[name] = try value(list) }
+        var ends: [PeerID: Counter] = [:]
+        for (peer, end) in reply["vv"] as? [String: Int] ?? [:] { ends[PeerID(peer)!] = Counter(end) }
+        return State(deep: try value(reply["deep"]), deltas: deltas, version: VersionVector(ends))
+    }
+}
+
+/// What both sides are compared on.
+enum Comparable {
+    /// A deep value without root containers that are empty (Loro lists every root a document
+    /// touched; QuireCRDT only those with state).
+    static func deep(_ v: Value) -> Value {
+        guard case .map(let roots) = v else { return v }
+        return .map(roots.filter { _, value in
+            switch value {
+            case .string(let s): return !s.isEmpty
+            case .list(let l): return !l.isEmpty
+            case .map(let m): return !m.isEmpty
+            default: return true
+            }
+        })
+    }
+
+    /// A text delta as loro-py's `to_delta()` gives it (attributes omitted when there are none).
+    static func delta(_ doc: Document, _ c: ContainerID) -> Value {
+        .list(doc.toDelta(c).compactMap { step in
+            guard case let .insert(s, attributes) = step else { return nil }
+            return attributes.isEmpty ? .map(["insert": .string(s)]) : .map(["insert": .string(s), "attributes": .map(attributes)])
+        })
+    }
+
+    /// Every text container of a document.
+    static func texts(_ doc: Document) -> [ContainerID] { doc.containers.filter { $0.type == .text } }
+}

@@ -1,0 +1,272 @@
+import Synchronization
+import Testing
+@testable import QuireCRDT
+
+/// A clock the tests move by hand.
+final class ManualClock: Sendable {
+    private let now = Mutex(0.0)
+    func advance(by ms: Double) { now.withLock { $0 += ms } }
+    var clock: UndoManager.Clock { { [self] in now.withLock { $0 } } }
+}
+
+@Suite struct UndoTests {
+    static let text = ContainerID.root(name: "text", type: .text)
+    static let map = ContainerID.root(name: "map", type: .map)
+    static let tree = ContainerID.root(name: "tree", type: .tree)
+
+    /// Issue 6's acceptance: A types "hello" while B inserts "X" at 0; after A imports B's
+    /// update, A's undo leaves "X" and redo gives "Xhello" back, and A's caret comes back at
+    /// each step (before typing: the end of the empty text, which is after "X" once it is
+    /// there; after typing: after "o", which B's "X" moved to 6).
+    @Test func undoRedoWithAConcurrentRemoteInsert() throws {
+        var a = Document(peer: 2), b = Document(peer: 1)
+        var undo = UndoManager(a)
+        let caretBefore = try a.cursor(at: 0, in: Self.text)
+        try a.insertText("hello", at: 0, in: Self.text)
+        try undo.commit(&a, meta: UndoItemMeta(cursors: [caretBefore]))
+        let caretAfter = try a.cursor(at: 5, in: Self.text, side: .after)
+        #expect(try a.resolve(caretAfter) == 5)
+
+        try b.insertText("X", at: 0, in: Self.text)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        #expect(a.text(Self.text) == "Xhello")
+        #expect(try a.resolve(caretAfter) == 6)
+
+        let undone = try #require(try undo.undo(&a, selection: UndoItemMeta(cursors: [caretAfter])))
+        #expect(a.text(Self.text) == "X")
+        #expect(undone.direction == .undo && undone.positions == [1])
+        #expect(undo.canRedo && !undo.canUndo)
+
+        let redone = try #require(try undo.redo(&a))
+        #expect(a.text(Self.text) == "Xhello")
+        #expect(redone.positions == [6])
+        #expect(undo.canUndo && !undo.canRedo)
+
+        // Undo and redo are ordinary operations: B follows.
+        try b.importUpdates(a.exportUpdates(since: b.version))
+        #expect(b.text(Self.text) == "Xhello")
+        _ = try #require(try undo.undo(&a))
+        try b.importUpdates(a.exportUpdates(since: b.version))
+        #expect(a.text(Self.text) == "X" && b.text(Self.text) == "X")
+    }
+
+    @Test func remoteChangesAreNeverUndone() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        var undo = UndoManager(a)
+        try b.insertText("remote", at: 0, in: Self.text)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        try undo.recordNewCheckpoint(&a)
+        #expect(!undo.canUndo)
+        #expect(try undo.undo(&a) == nil)
+        #expect(a.text(Self.text) == "remote")
+    }
+
+    @Test func deletedTextComesBackAroundARemoteInsert() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        try a.insertText("abc", at: 0, in: Self.text)
+        a.commit()
+        try b.importUpdates(a.exportUpdates())
+        var undo = UndoManager(a)
+        try a.delete(at: 0, count: 3, in: Self.text)
+        try undo.commit(&a)
+        try b.insertText("X", at: 2, in: Self.text)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        #expect(a.text(Self.text) == "X")
+        try undo.undo(&a)
+        // Each restored character goes right after its own tombstone.
+        #expect(a.text(Self.text) == "abXc")
+        try undo.redo(&a)
+        #expect(a.text(Self.text) == "X")
+    }
+
+    @Test func undoingAnInsertionAlsoRemovesRestoredCopies() throws {
+        var a = Document(peer: 1)
+        var undo = UndoManager(a)
+        try a.insertText("hello", at: 0, in: Self.text)
+        try undo.commit(&a)
+        try a.delete(at: 2, count: 2, in: Self.text)
+        try undo.commit(&a)
+        #expect(a.text(Self.text) == "heo")
+        try undo.undo(&a)
+        #expect(a.text(Self.text) == "hello")
+        try undo.undo(&a)
+        #expect(a.text(Self.text) == "")
+        try undo.redo(&a)
+        #expect(a.text(Self.text) == "hello")
+        try undo.redo(&a)
+        #expect(a.text(Self.text) == "heo")
+        #expect(!undo.canRedo && undo.undoCount == 2)
+    }
+
+    @Test func aRemoteDeletionOfTheSameTextWins() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        try a.insertText("abc", at: 0, in: Self.text)
+        a.commit()
+        try b.importUpdates(a.exportUpdates())
+        var undo = UndoManager(a)
+        try a.delete(at: 0, count: 2, in: Self.text)
+        try undo.commit(&a)
+        try b.delete(at: 1, count: 1, in: Self.text)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        try undo.undo(&a)
+        // B deleted "b" as well: only "a" comes back.
+        #expect(a.text(Self.text) == "ac")
+    }
+
+    @Test func mergeIntervalAndMaxSteps() throws {
+        let time = ManualClock()
+        var a = Document(peer: 1)
+        var undo = UndoManager(a, clock: time.clock)
+        undo.mergeInterval = 500
+        for (i, ch) in "abc".enumerated() {
+            try a.insertText(String(ch), at: i, in: Self.text)
+            try undo.commit(&a)
+            time.advance(by: 100)
+        }
+        #expect(undo.undoCount == 1)
+        time.advance(by: 1_000)
+        try a.insertText("d", at: 3, in: Self.text)
+        try undo.commit(&a)
+        #expect(undo.undoCount == 2)
+        try undo.undo(&a)
+        #expect(a.text(Self.text) == "abc")
+        try undo.undo(&a)
+        #expect(a.text(Self.text) == "")
+
+        var b = Document(peer: 2)
+        var limited = UndoManager(b)
+        limited.maxUndoSteps = 2
+        for i in 0..<4 {
+            try b.insertText("\(i)", at: i, in: Self.text)
+            try limited.commit(&b)
+        }
+        #expect(limited.undoCount == 2)
+        while try limited.undo(&b) != nil {}
+        #expect(b.text(Self.text) == "01")
+    }
+
+    @Test func groupsAndExcludedOrigins() throws {
+        var a = Document(peer: 1)
+        var undo = UndoManager(a)
+        undo.addExcludeOriginPrefix("sys:")
+        try undo.groupStart()
+        #expect(throws: UndoError.groupAlreadyStarted) { try undo.groupStart() }
+        try a.insertText("ab", at: 0, in: Self.text)
+        try undo.commit(&a)
+        try a.insertText("cd", at: 2, in: Self.text)
+        try undo.commit(&a)
+        undo.groupEnd()
+        #expect(undo.undoCount == 1)
+        // An excluded commit counts as remote: undo leaves it alone.
+        try a.insertText("!", at: 4, in: Self.text)
+        try undo.commit(&a, origin: "sys:autosave")
+        #expect(undo.undoCount == 1)
+        try undo.undo(&a)
+        #expect(a.text(Self.text) == "!")
+        #expect(throws: UndoError.peerMismatch(expected: 1, actual: 9)) {
+            var other = Document(peer: 9)
+            try undo.undo(&other)
+        }
+    }
+
+    @Test func mapValuesComeBackUnlessARemoteWriteIsNewer() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        try a.set("title", .string("draft"), in: Self.map)
+        a.commit()
+        try b.importUpdates(a.exportUpdates())
+        var undo = UndoManager(a)
+        try a.set("title", .string("final"), in: Self.map)
+        try a.set("new", .int(1), in: Self.map)
+        try undo.commit(&a)
+        try b.set("other", .bool(true), in: Self.map)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        try undo.undo(&a)
+        #expect(a.map(Self.map) == ["title": .string("draft"), "other": .bool(true)])
+        try undo.redo(&a)
+        #expect(a.map(Self.map) == ["title": .string("final"), "new": .int(1), "other": .bool(true)])
+        // A newer remote write to the same key is kept by the undo.
+        try b.importUpdates(a.exportUpdates(since: b.version))
+        try b.set("title", .string("theirs"), in: Self.map)
+        b.commit()
+        try a.importUpdates(b.exportUpdates(since: a.version))
+        try undo.undo(&a)
+        #expect(a.get("title", in: Self.map) == .string("theirs"))
+        #expect(a.get("new", in: Self.map) == nil)
+    }
+
+    @Test func formattingComesBackAndRemoteFormattingStays() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        try a.insertText("hello world", at: 0, in: Self.text)
+        a.commit()
+        try b.importUpdates(a.exportUpdates())
+        var undo = UndoManager(a)
+        try a.mark(0..<5, key: "bold", value: .bool(true), in: Self.text)
+        try undo.commit(&a)
+        try a.unmark(2..<4, key: "bold", in: Self.text)
+        try undo.commit(&a)
+        try b.mark(6..<11, key: "italic", value: .bool(true), in: Self.text)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        let italic: [String: Value] = ["italic": .bool(true)]
+        try undo.undo(&a)
+        #expect(a.toDelta(Self.text) == [.insert("hello", attributes: ["bold": .bool(true)]), .insert(" ", attributes: [:]), .insert("world", attributes: italic)])
+        try undo.undo(&a)
+        #expect(a.toDelta(Self.text) == [.insert("hello ", attributes: [:]), .insert("world", attributes: italic)])
+        try undo.redo(&a)
+        try undo.redo(&a)
+        #expect(a.toDelta(Self.text) == [.insert("he", attributes: ["bold": .bool(true)]), .insert("ll", attributes: [:]),
+                                         .insert("o", attributes: ["bold": .bool(true)]), .insert(" ", attributes: [:]), .insert("world", attributes: italic)])
+        // Deleted formatted text comes back formatted: its copy sits between the same anchors.
+        try a.delete(at: 0, count: 3, in: Self.text)
+        try undo.commit(&a)
+        try undo.undo(&a)
+        #expect(a.toDelta(Self.text).first == .insert("he", attributes: ["bold": .bool(true)]))
+    }
+
+    @Test func treeNodesGoBackAndKeepTheirProperties() throws {
+        var a = Document(peer: 1)
+        var undo = UndoManager(a)
+        let p = try a.createNode(in: Self.tree)
+        let q = try a.createNode(in: Self.tree)
+        let child = try a.createNode(under: p, in: Self.tree)
+        try a.set("type", .string("heading"), in: a.properties(of: child))
+        try undo.commit(&a)
+        try a.moveNode(child, under: q, in: Self.tree)
+        try undo.commit(&a)
+        try a.deleteNode(q, in: Self.tree)
+        try undo.commit(&a)
+        #expect(treeShape(a, Self.tree) == "\(p)()")
+        try undo.undo(&a)
+        #expect(treeShape(a, Self.tree) == "\(p)(),\(q)(\(child)())")
+        #expect(a.get("type", in: a.properties(of: child)) == .string("heading"))
+        try undo.undo(&a)
+        #expect(treeShape(a, Self.tree) == "\(p)(\(child)()),\(q)()")
+        try undo.undo(&a)
+        #expect(treeShape(a, Self.tree) == "")
+        try undo.redo(&a)
+        try undo.redo(&a)
+        try undo.redo(&a)
+        #expect(treeShape(a, Self.tree) == "\(p)()")
+    }
+
+    @Test func callbacksCarryTheSelection() throws {
+        var a = Document(peer: 1)
+        var undo = UndoManager(a)
+        let popped = Mutex<[UndoDirection]>([])
+        undo.onPush = { direction, span, _ in UndoItemMeta(value: .string("\(direction) \(span.start)..<\(span.end)")) }
+        undo.onPop = { direction, _, _ in popped.withLock { $0.append(direction) } }
+        try a.insertText("hi", at: 0, in: Self.text)
+        try undo.commit(&a)
+        #expect(undo.topUndoMeta?.value == .string("undo 0..<2"))
+        let step = try #require(try undo.undo(&a))
+        #expect(step.meta.value == .string("undo 0..<2"))
+        #expect(undo.topRedoMeta?.value == .string("redo 2..<4"))
+        try undo.redo(&a)
+        #expect(popped.withLock { $0 } == [.undo, .redo])
+    }
+}
