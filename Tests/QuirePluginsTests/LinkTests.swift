@@ -67,6 +67,17 @@ import Testing
         #expect(state[paragraph]?.childCount == 3)
     }
 
+    @Test func aWhollySelectedLinkIsReusedForTheTextAfterIt() throws {
+        var (state, link, inside) = try linked()
+        let after = try #require(state[link]?.nextSibling)
+        try state.select(anchor: .text(inside, 0), focus: .text(after, 3))
+        try state.toggleLink(LinkAttributes(url: "/more", rel: nil))
+        expectJSON(state, J.document(J.paragraph(J.text("see "), J.link("/more", J.text("the do")), J.text("cs"))))
+        #expect(state[link]?.parent == state.root.firstChild, "the link keeps its key")
+        #expect(state.selection?.anchor == .text(inside, 0))
+        #expect(state.selection?.focus == .text(inside, 6))
+    }
+
     @Test func aCaretInALinkUpdatesItAndKeepsWhatIsNotGiven() throws {
         var (state, link, inside) = try linked()
         try state.select(.text(inside, 1))
