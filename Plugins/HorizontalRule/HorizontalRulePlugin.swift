@@ -73,7 +73,7 @@ extension EditorState {
 public enum HorizontalRuleCommands {
     /// Inserts a rule after the selection's block (``EditorState/insertHorizontalRule()``), in one
     /// `Editor.update`.
-    public static let insertHorizontalRule = CommandType<Void>("horizontalRule.insert")
+    public static let insertHorizontalRule = CommandType<Void>.scriptable("horizontalRule.insert")
 }
 
 /// Registers `HorizontalRuleCommands.insertHorizontalRule`.

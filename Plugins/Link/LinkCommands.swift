@@ -8,7 +8,19 @@ public enum LinkCommands {
     /// Lexical's `TOGGLE_LINK_COMMAND`: links the selection with the attributes, or unlinks it
     /// with nil (``EditorState/toggleLink(_:)``), in one `Editor.update`. Handled whenever there is
     /// a selection; a refused edit throws from `dispatch` and changes nothing.
-    public static let toggleLink = CommandType<LinkAttributes?>("link.toggle")
+    public static let toggleLink = CommandType<LinkAttributes?>("link.toggle") { json in
+        switch json {
+        case .null: return nil
+        case .object(let object):
+            guard let url = object["url"]?.stringValue else {
+                throw EditorError.invalidPayload(command: "link.toggle", reason: "expected null or {\"url\": String, \"rel\", \"target\", \"title\"}")
+            }
+            return LinkAttributes(url: url, rel: object["rel"].map { $0.stringValue } ?? "noreferrer",
+                                  target: object["target"]?.stringValue, title: object["title"]?.stringValue)
+        default:
+            throw EditorError.invalidPayload(command: "link.toggle", reason: "expected null or an object, not \(json.typeName)")
+        }
+    }
 }
 
 /// Registers `LinkCommands.toggleLink`.

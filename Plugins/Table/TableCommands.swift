@@ -28,6 +28,41 @@ public struct TableCellRange: Hashable, Sendable {
     }
 }
 
+extension InsertTableOptions {
+    /// Decodes a script's payload: `{"rows": 3, "columns": 2, "headers": "both"}`, headers one of
+    /// "none", "firstRow", "firstColumn", "both" (the default).
+    public init(json: JSONValue) throws(EditorError) {
+        let command = "table.insertTable"
+        guard let object = json.objectValue, let rows = object["rows"]?.intValue, let columns = object["columns"]?.intValue else {
+            throw .invalidPayload(command: command, reason: "expected {\"rows\": Int, \"columns\": Int, \"headers\": …}")
+        }
+        let headers: TableHeaders
+        switch object["headers"]?.stringValue ?? (object["headers"] == nil ? "both" : nil) {
+        case "none": headers = []
+        case "firstRow": headers = .firstRow
+        case "firstColumn": headers = .firstColumn
+        case "both": headers = .both
+        default: throw .invalidPayload(command: command, reason: "\"headers\" must be \"none\", \"firstRow\", \"firstColumn\" or \"both\"")
+        }
+        self.init(rows: rows, columns: columns, headers: headers)
+    }
+}
+
+extension TableCellRange {
+    /// Decodes a script's payload: `{"table": KEY, "rows": [FIRST, LAST], "columns": [FIRST, LAST]}`.
+    public init(json: JSONValue) throws(EditorError) {
+        func bounds(_ name: String) -> ClosedRange<Int>? {
+            guard case .array(let pair)? = json.objectValue?[name], pair.count == 2,
+                  let first = pair[0].intValue, let last = pair[1].intValue, first <= last else { return nil }
+            return first...last
+        }
+        guard let table = json.objectValue?["table"]?.intValue, let rows = bounds("rows"), let columns = bounds("columns") else {
+            throw .invalidPayload(command: "table.mergeCells", reason: "expected null or {\"table\": KEY, \"rows\": [FIRST, LAST], \"columns\": [FIRST, LAST]}")
+        }
+        self.init(table: NodeKey(table), rows: rows, columns: columns)
+    }
+}
+
 /// The table plugin's commands. Each handler runs the `EditorState` function of the same name in
 /// one `Editor.update` (one undo step); the ones acting at the selection return false (not
 /// handled) when the selection is not in a table cell. A refused operation throws its
@@ -35,24 +70,24 @@ public struct TableCellRange: Hashable, Sendable {
 public enum TableCommands {
     /// Inserts a table at the selection (``EditorState/insertTable(rows:columns:headers:)``);
     /// not handled inside a table (no nested tables).
-    public static let insertTable = CommandType<InsertTableOptions>("table.insertTable")
+    public static let insertTable = CommandType<InsertTableOptions>("table.insertTable") { json in try InsertTableOptions(json: json) }
     /// Inserts a row above the selected cells.
-    public static let insertRowAbove = CommandType<Void>("table.insertRowAbove")
+    public static let insertRowAbove = CommandType<Void>.scriptable("table.insertRowAbove")
     /// Inserts a row below the selected cells.
-    public static let insertRowBelow = CommandType<Void>("table.insertRowBelow")
+    public static let insertRowBelow = CommandType<Void>.scriptable("table.insertRowBelow")
     /// Inserts a column before the selected cells.
-    public static let insertColumnBefore = CommandType<Void>("table.insertColumnBefore")
+    public static let insertColumnBefore = CommandType<Void>.scriptable("table.insertColumnBefore")
     /// Inserts a column after the selected cells.
-    public static let insertColumnAfter = CommandType<Void>("table.insertColumnAfter")
+    public static let insertColumnAfter = CommandType<Void>.scriptable("table.insertColumnAfter")
     /// Deletes the rows of the selected cells.
-    public static let deleteRows = CommandType<Void>("table.deleteRows")
+    public static let deleteRows = CommandType<Void>.scriptable("table.deleteRows")
     /// Deletes the columns of the selected cells.
-    public static let deleteColumns = CommandType<Void>("table.deleteColumns")
+    public static let deleteColumns = CommandType<Void>.scriptable("table.deleteColumns")
     /// Merges the rectangle between the selection's anchor and focus cells (nil payload), or the
     /// given grid rectangle.
-    public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells")
+    public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells") { json in json == .null ? nil : try TableCellRange(json: json) }
     /// Unmerges the cell holding the selection's focus.
-    public static let unmergeCell = CommandType<Void>("table.unmergeCell")
+    public static let unmergeCell = CommandType<Void>.scriptable("table.unmergeCell")
 }
 
 /// Registers the table commands and Tab / Shift-Tab between cells (at `.high` priority, handled
