@@ -19,8 +19,23 @@ public enum TableTheme {
     /// The contribution the table plugin's descriptor returns among its extensions.
     public static let contribution = ThemeContribution(
         nodeTypes: [TableNodePlugin.type: [Keys.table: true]],
-        nodeStyles: [TableCellNodePlugin.type: { cell in [Keys.cell: cellRecord(cell)] }]
+        nodeStyles: [TableCellNodePlugin.type: cellAttributes]
     )
+
+    /// The attributes of the four plain cells (no spans, colour or width), one per header state,
+    /// built once: the theme asks for a cell's attributes on every keystroke inside it.
+    private static let plainCells: [Attributes] = (0...3).map { header in
+        [Keys.cell: .record(["headerState": .int(header), "colSpan": 1, "rowSpan": 1])]
+    }
+
+    @Sendable static func cellAttributes(_ cell: Node) -> Attributes {
+        let header = TableCellHeaderState(of: cell).rawValue
+        if (0...3).contains(header), TableCellNodePlugin.colSpan(of: cell) == 1, TableCellNodePlugin.rowSpan(of: cell) == 1,
+           cell.fields["backgroundColor"]?.stringValue == nil, cell.fields["width"] == nil {
+            return plainCells[header]
+        }
+        return [Keys.cell: cellRecord(cell)]
+    }
 
     /// The `quire.tableCell` record of a cell.
     public static func cellRecord(_ cell: Node) -> AttributeValue {
