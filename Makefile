@@ -48,4 +48,5 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks TextStorageBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks EditorBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks TableBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
