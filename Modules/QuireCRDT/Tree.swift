@@ -280,7 +280,13 @@ extension Document {
             if let target { siblings.removeAll { $0 == target } }
             let i = min(max(0, index ?? siblings.count), siblings.count)
             let left = i > 0 ? tree.nodes[siblings[i - 1]]!.position : nil
-            let right = i < siblings.count ? tree.nodes[siblings[i]]!.position : nil
+            // Siblings sharing an index (placed concurrently at one spot) leave no room between
+            // them: the node goes right after them, below the next index up. `after(left)`
+            // alone could reach or pass that index and land further on, tied with the nodes
+            // there (Loro gives the tie's later members fresh indexes instead).
+            var j = i
+            while let left, j < siblings.count, tree.nodes[siblings[j]]!.position == left { j += 1 }
+            let right = j < siblings.count ? tree.nodes[siblings[j]]!.position : nil
             position = FractionalIndex.new(left, right)
         }
         _ = tree
@@ -292,7 +298,9 @@ extension Document {
         return id
     }
 
-    /// Creates a node under `parent` (nil: root level) at sibling `index` (nil: last).
+    /// Creates a node under `parent` (nil: root level) at sibling `index` (nil: last). An
+    /// `index` among siblings that share a fractional index (placed concurrently at one spot)
+    /// puts the node right after them.
     /// - Complexity: O(depth + siblings).
     @discardableResult
     public mutating func createNode(under parent: TreeID? = nil, at index: Int? = nil, in c: ContainerID) throws(CRDTError) -> TreeID {
@@ -301,7 +309,8 @@ extension Document {
         return try treeOp(c, target: nil, parent: parent.map { .node($0) } ?? .root, index: index)
     }
 
-    /// Moves an alive node under `parent` (nil: root level) at sibling `index` (nil: last).
+    /// Moves an alive node under `parent` (nil: root level) at sibling `index` (nil: last);
+    /// among siblings that share a fractional index, right after them.
     /// A move into the node's own subtree throws ``CRDTError/cyclicMove(container:node:parent:)``.
     /// - Complexity: O(depth + siblings).
     public mutating func moveNode(_ node: TreeID, under parent: TreeID?, at index: Int? = nil, in c: ContainerID) throws(CRDTError) {

@@ -74,34 +74,81 @@ extension FugueSequence {
 }
 
 extension TreeState {
-    /// The fractional index that puts `n` back in the sibling order of `wanted` (the tree
-    /// without the reverted operations) among the current children of `parent`.
+    /// The placements under `parent` that put `n` back in the sibling order of `wanted` (the
+    /// tree without the reverted operations): `n`'s first, then any sibling that has to make
+    /// room; none when `n` already sits there.
     ///
     /// Siblings are compared by their placement in `wanted` when they sit under `parent` there
     /// (so nodes restored earlier in the same step count where they belong), else by their
-    /// current one. The old index bytes `b` are reused when they still fall between the left
-    /// and right neighbours' current bytes (a tie with the left one is fine: the restoring
-    /// operation is newer, so it sorts after); otherwise a fresh index between the neighbours
-    /// is made. When the neighbours' bytes tie, nothing fits between them and `b` is kept.
-    /// - Complexity: O(siblings).
-    func restoredPosition(of n: TreeID, under parent: TreeParent, in wanted: TreeState) -> [UInt8] {
+    /// current one. When `n` is under `parent` and every sibling already falls on the right side
+    /// of it, nothing is placed, even if its index or placing operation differ from the wanted
+    /// ones: the order is what the user sees, and a move that changes nothing would give the
+    /// opposite step (redo after undo) nothing to do.
+    ///
+    /// Otherwise the old index bytes `b` are reused when they still fall between the left and
+    /// right neighbours' current bytes (a tie with the left one is fine: the restoring operation
+    /// is newer, so it sorts after); else a fresh index between the neighbours is made.
+    ///
+    /// When the neighbours' bytes tie (siblings placed concurrently at one spot), no index fits
+    /// between them: as Loro does when a node is created between siblings sharing an index, the
+    /// siblings on one side of `n` that share the index get fresh, increasing indexes along with
+    /// `n` — those on the right (Loro's choice) when they are all nodes `peer` created, else
+    /// those on the left when they are. Another peer's node is never moved: the move would
+    /// override that peer's concurrent moves of it and reorder the siblings it concurrently
+    /// placed next to it (an index given to it here can fall on either side of theirs). With
+    /// other peers' nodes on both sides, `n` keeps its old bytes and lands after the tie.
+    /// - Complexity: O(siblings · length of an index).
+    func restoredPlacements(of n: TreeID, under parent: TreeParent, in wanted: TreeState, peer: PeerID) -> [(node: TreeID, position: [UInt8])] {
         guard let target = wanted.nodes[n] else { return [] }
+        let siblings = (children[parent] ?? []).filter { $0 != n && nodes[$0] != nil }
+        let goesLeft = siblings.map { s in (wanted.nodes[s].flatMap { $0.parent == parent ? $0 : nil } ?? nodes[s]!).sortsBefore(target) }
+        // `children` is in current sibling order: n is in place when its left-keyed siblings
+        // come exactly before it.
+        if let have = nodes[n], have.parent == parent, let at = children[parent]?.firstIndex(of: n) {
+            let before = children[parent]![..<at].filter { $0 != n && nodes[$0] != nil }.count
+            if goesLeft.prefix(before).allSatisfy({ $0 }) && !goesLeft.dropFirst(before).contains(true) { return [] }
+        }
         var left: [UInt8]?, right: [UInt8]?
-        for s in children[parent] ?? [] where s != n {
-            guard let now = nodes[s] else { continue }
-            let key = wanted.nodes[s].flatMap { $0.parent == parent ? $0 : nil } ?? now
-            if key.sortsBefore(target) {
-                if left.map({ $0.lexicographicallyPrecedes(now.position) }) ?? true { left = now.position }
-            } else if right.map({ now.position.lexicographicallyPrecedes($0) }) ?? true {
-                right = now.position
+        for (s, isLeft) in zip(siblings, goesLeft) {
+            let now = nodes[s]!.position
+            if isLeft {
+                if left.map({ $0.lexicographicallyPrecedes(now) }) ?? true { left = now }
+            } else if right.map({ now.lexicographicallyPrecedes($0) }) ?? true {
+                right = now
             }
         }
         let b = target.position
         let fitsLeft = left.map { !b.lexicographicallyPrecedes($0) } ?? true
         let fitsRight = right.map { b.lexicographicallyPrecedes($0) } ?? true
-        if fitsLeft && fitsRight { return b }
-        if let left, let right, !left.lexicographicallyPrecedes(right) { return b }
-        return FractionalIndex.new(left, right)
+        if fitsLeft && fitsRight { return [(n, b)] }
+        guard let left, let right, !left.lexicographicallyPrecedes(right) else { return [(n, FractionalIndex.new(left, right))] }
+        // Neighbours out of order: some sibling sits on the other side of another one than
+        // `wanted` has it, and no index is right for all of them; the old bytes are kept.
+        guard left == right else { return [(n, b)] }
+        // A tie: `siblings` is in current order, so each group keeps its order.
+        let tie = left
+        let leftGroup = zip(siblings, goesLeft).filter { $0.1 && nodes[$0.0]!.position == tie }.map(\.0)
+        let rightGroup = zip(siblings, goesLeft).filter { !$0.1 && nodes[$0.0]!.position == tie }.map(\.0)
+        let rightIsOwn = rightGroup.allSatisfy { $0.peer == peer }
+        guard rightIsOwn || leftGroup.allSatisfy({ $0.peer == peer }) else { return [(n, b)] }
+        let moveLeft = !rightIsOwn
+        let moving = moveLeft ? leftGroup + [n] : [n] + rightGroup
+        // The free interval next to the tie: up to the nearest other index on that side.
+        var lo: [UInt8]? = moveLeft ? nil : tie, hi: [UInt8]? = moveLeft ? tie : nil
+        for s in siblings {
+            let now = nodes[s]!.position
+            if moveLeft, now.lexicographicallyPrecedes(tie), lo.map({ $0.lexicographicallyPrecedes(now) }) ?? true { lo = now }
+            if !moveLeft, tie.lexicographicallyPrecedes(now), hi.map({ now.lexicographicallyPrecedes($0) }) ?? true { hi = now }
+        }
+        var out: [(node: TreeID, position: [UInt8])] = []
+        for s in moving {
+            let p = FractionalIndex.new(lo, hi)
+            // Malformed neighbouring bytes can leave no room: keep the old bytes then.
+            guard lo.map({ $0.lexicographicallyPrecedes(p) }) ?? true, hi.map({ p.lexicographicallyPrecedes($0) }) ?? true else { return [(n, b)] }
+            out.append((s, p))
+            lo = p
+        }
+        return moveLeft ? [out.last!] + out.dropLast() : out
     }
 }
 
@@ -194,6 +241,13 @@ extension DocStorage {
     /// value for its key must change, and to what: the winner among the marks outside `scope`
     /// that cover them. Tombstones count because undo may bring them back as copies right next
     /// to them, which must then show the right formatting.
+    ///
+    /// Only a visible element that keeps its value splits a fix, as the ranges of Loro's
+    /// inverse diff split only there. Tombstones that keep theirs between two runs getting one
+    /// value are covered by a single fix all the same, and get their value back from a fix
+    /// nested inside it (listed after the others, so that it is newer and wins): text a remote
+    /// peer typed there concurrently, not known yet, then lands inside the fix instead of in a
+    /// gap between two fixes where the undone formatting would stay.
     /// - Complexity: O(M · log n + r · a) for r runs between the anchors and a active marks.
     func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [MarkFix] {
         guard let seq = sequences[c], let key = seq.marks[m]?.key, let start = seq.cursor(of: m) else { return [] }
@@ -201,6 +255,9 @@ extension DocStorage {
         var active = activeMarks(seq, c, at: seq.prefix(of: start).elements)
         var current = Value.null, wanted = Value.null
         var fixes: [MarkFix] = []
+        var nested: [MarkFix] = []
+        // Runs of tombstones that keep their value since the last fix, as nested fixes.
+        var gap: [MarkFix] = []
         var extending = false
         var it: (SeqNode, Int)? = (start.leaf, start.index)
         let end = m.advanced(by: 1)
@@ -213,17 +270,27 @@ extension DocStorage {
                 wanted = MarkInfo.winners(active, table, where: { !scope.reverts($0) })[key]?.value ?? .null
             } else if e.kind == .text {
                 if current == wanted {
-                    extending = false
+                    if extending, !e.visible {
+                        if let last = gap.last, last.value == wanted { gap[gap.count - 1].last = e.lastID } else {
+                            gap.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
+                        }
+                    } else {
+                        extending = false
+                        gap = []
+                    }
                 } else if extending, fixes[fixes.count - 1].value == wanted {
                     fixes[fixes.count - 1].last = e.lastID
+                    nested += gap
+                    gap = []
                 } else {
                     fixes.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
                     extending = true
+                    gap = []
                 }
             }
             it = seq.after(leaf, i)
         }
-        return fixes
+        return fixes + nested
     }
 
     /// Records and applies a local mark whose anchors sit right before `fix.first` and right
@@ -293,18 +360,24 @@ extension Document {
     ///
     /// - Text and list: an element the span inserted is deleted (with any copy of it that is
     ///   visible); an element it deleted gets a copy inserted right after it, unless a remote
-    ///   peer deleted it too. Adjacent copies form one run, so a restored word is one insertion
-    ///   and keeps its place between mark anchors (its formatting).
+    ///   peer deleted it too. Copies of adjacent elements form one run when each element's
+    ///   left origin is the one before it (a word typed in one go is one insertion and keeps
+    ///   its place between mark anchors, its formatting); elements of different insertions get
+    ///   copies of their own, since an unseen concurrent insertion may still come between them.
     /// - Marks: for each character the span's mark covers, the key's value becomes the winner
     ///   among the marks outside the scope (the previous value, or a later remote one).
     /// - Map: each key the span wrote gets the winning value among writes outside the scope.
-    /// - Tree: each node the span created, moved or deleted goes back to its parent and
-    ///   fractional index outside the scope (deleted when it did not exist); a move that would
-    ///   now form a cycle is skipped, as Loro skips it.
+    /// - Tree: each node the span created, moved or deleted goes back to its parent and sibling
+    ///   order outside the scope (deleted when it did not exist), unless it already sits
+    ///   there; this peer's own siblings sharing its index may move with it (see
+    ///   `TreeState.restoredPlacements(of:under:in:peer:)`); a move that would now form a
+    ///   cycle is skipped, as Loro skips it.
     ///
     /// - Complexity: O(a · log n) for the a atoms of the span and their copies, plus
     ///   O(ops newer than the oldest touched element) to find remote deletions, O(M · log n + r)
-    ///   per mark over r covered runs, O(ops) when map keys were written, O(t · depth) per tree.
+    ///   per mark over r covered runs, O(ops) when map keys were written, and per tree
+    ///   O(L · (d + s)) to rebuild it without the scope (L operations, depth d, s siblings of a
+    ///   node) plus O(s · i) per touched node (i the length of an index).
     mutating func revert(_ span: Range<Counter>, scope: RevertScope, aliases: inout UndoAliases) throws(CRDTError) {
         // No storage reference is held across these calls: a second reference would make the
         // next `mutate()` copy the whole document.
@@ -353,12 +426,22 @@ extension Document {
             st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
             st.applyDelete(c, seq, [DelSpan(span)])
         }
-        // Copies of elements that sit next to each other form one run after the last of them;
-        // groups are inserted right to left so that indexes to the left stay valid.
+        // Copies of elements that sit next to each other form one run after the last of them,
+        // but only along an insertion chain (each element's left origin the one before it).
+        // Elements that are merely adjacent here may have come from concurrent insertions,
+        // and an insertion concurrent with this undo that is not known yet can still land
+        // between them (Fugue orders concurrent runs at one spot by origin and peer): a copy
+        // anchored after a later neighbour would then jump over it. Along a chain nothing
+        // lands in between unless typed right next to those elements.
+        // Groups are inserted right to left so that indexes to the left stay valid.
         revive.sort { $0.index < $1.index }
         var groups: [[(root: ID, anchor: ID, index: Int)]] = []
         for item in revive {
-            if let last = groups.last?.last, last.index + 1 == item.index { groups[groups.count - 1].append(item) } else { groups.append([item]) }
+            if let last = groups.last?.last, last.index + 1 == item.index, seq.originLeft(ofAtom: item.anchor) == OptID(last.anchor) {
+                groups[groups.count - 1].append(item)
+            } else {
+                groups.append([item])
+            }
         }
         for group in groups.reversed() {
             var scalars: [Unicode.Scalar] = []
@@ -438,10 +521,9 @@ extension Document {
             // Placed by the very operation the wanted state has: nothing to do.
             if have == target { continue }
             if case .node(let p) = parent, st.trees[c]!.isAncestor(n, of: p) { continue }
-            let position = st.trees[c]!.restoredPosition(of: n, under: parent, in: wanted)
-            // Already there (a fresh index between the same neighbours changes nothing).
-            if have.parent == parent && have.position == position { continue }
-            st.placeTreeNode(c, n, parent: parent, position: position)
+            for (node, position) in st.trees[c]!.restoredPlacements(of: n, under: parent, in: wanted, peer: st.peer) {
+                st.placeTreeNode(c, node, parent: parent, position: position)
+            }
         }
     }
 }

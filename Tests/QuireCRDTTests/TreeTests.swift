@@ -31,6 +31,28 @@ import Testing
         for i in keys.indices.dropFirst() { #expect(keys[i - 1].lexicographicallyPrecedes(keys[i])) }
     }
 
+    /// Two peers create a node at one spot, so both get one fractional index. A node placed
+    /// between those two goes right after them and before the next sibling: taking the index
+    /// after theirs alone gave the next sibling's index here, and the node landed after that
+    /// one too, tied with it (model undo seed 14374).
+    @Test func aNodePlacedInsideATieGoesRightAfterIt() throws {
+        var a = Document(peer: 1), b = Document(peer: 2)
+        let x = try a.createNode(in: Self.tree)
+        a.commit()
+        let y = try b.createNode(in: Self.tree)
+        b.commit()
+        try a.importUpdates(b.exportUpdates())
+        #expect(a.fractionalIndex(of: x, in: Self.tree) == a.fractionalIndex(of: y, in: Self.tree))
+        let last = try a.createNode(in: Self.tree)
+        for moved in [false, true] {
+            let node = try a.createNode(at: moved ? nil : 1, in: Self.tree)
+            if moved { try a.moveNode(node, under: nil, at: 1, in: Self.tree) }
+            #expect(a.children(of: nil, in: Self.tree) == [x, y, node, last])
+            #expect(a.fractionalIndex(of: node, in: Self.tree)!.lexicographicallyPrecedes(a.fractionalIndex(of: last, in: Self.tree)!))
+            try a.deleteNode(node, in: Self.tree)
+        }
+    }
+
     @Test func localCycleIsRejectedAndLeavesTheTreeUnchanged() throws {
         var doc = Document(peer: 1)
         let a = try doc.createNode(in: Self.tree)
