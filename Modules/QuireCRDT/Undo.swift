@@ -152,8 +152,8 @@ extension TreeState {
     }
 }
 
-/// A formatting change undo makes: `key` becomes `value` on the text elements from `first`
-/// through `last` in document order.
+/// A formatting change undo makes: `key` becomes `value` on the elements from `first` through
+/// `last` in document order (text, or at the ends the anchors of other marks).
 struct MarkFix {
     var first: ID
     var last: ID
@@ -244,10 +244,12 @@ extension DocStorage {
     ///
     /// Only a visible element that keeps its value splits a fix, as the ranges of Loro's
     /// inverse diff split only there. Tombstones that keep theirs between two runs getting one
-    /// value are covered by a single fix all the same, and get their value back from a fix
-    /// nested inside it (listed after the others, so that it is newer and wins): text a remote
-    /// peer typed there concurrently, not known yet, then lands inside the fix instead of in a
-    /// gap between two fixes where the undone formatting would stay.
+    /// value, or between the mark's own anchor and the nearest such run, are covered by the fix
+    /// all the same and get their value back from a fix nested inside it (listed after the
+    /// others, so that it is newer and wins), and a fix reaching the mark's anchor that way
+    /// starts (or ends) right next to it, outside other marks' anchors there: text a remote
+    /// peer typed in such places concurrently, not known yet, then lands inside the fix instead
+    /// of in a gap where the undone formatting would stay.
     /// - Complexity: O(M · log n + r · a) for r runs between the anchors and a active marks.
     func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [MarkFix] {
         guard let seq = sequences[c], let key = seq.marks[m]?.key, let start = seq.cursor(of: m) else { return [] }
@@ -256,13 +258,20 @@ extension DocStorage {
         var current = Value.null, wanted = Value.null
         var fixes: [MarkFix] = []
         var nested: [MarkFix] = []
-        // Runs of tombstones that keep their value since the last fix, as nested fixes.
+        // The runs of tombstones that keep their value since the last fix (or the mark's start),
+        // as nested fixes; `bridging` while no visible element keeping its value came since.
         var gap: [MarkFix] = []
-        var extending = false
+        var bridging = true
+        // The elements right after the mark's start anchor and right before its end anchor.
+        var firstInside: ID?, lastInside: ID?
         var it: (SeqNode, Int)? = (start.leaf, start.index)
         let end = m.advanced(by: 1)
         while let (leaf, i) = it {
             let e = leaf.elems[i]
+            if e.id != m {
+                if firstInside == nil { firstInside = e.id }
+                if e.id != end { lastInside = e.lastID }
+            }
             if e.kind == .markStart || e.kind == .markEnd {
                 if e.id == end { break }
                 if e.kind == .markStart { active.insert(e.id) } else { active.remove(e.id.advanced(by: -1)) }
@@ -270,25 +279,35 @@ extension DocStorage {
                 wanted = MarkInfo.winners(active, table, where: { !scope.reverts($0) })[key]?.value ?? .null
             } else if e.kind == .text {
                 if current == wanted {
-                    if extending, !e.visible {
+                    if bridging, !e.visible {
                         if let last = gap.last, last.value == wanted { gap[gap.count - 1].last = e.lastID } else {
                             gap.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
                         }
                     } else {
-                        extending = false
+                        bridging = false
                         gap = []
                     }
-                } else if extending, fixes[fixes.count - 1].value == wanted {
-                    fixes[fixes.count - 1].last = e.lastID
+                } else {
+                    if bridging, let last = fixes.last, last.value == wanted {
+                        fixes[fixes.count - 1].last = e.lastID
+                    } else {
+                        // The first fix takes in what lies between the mark's start and it; a
+                        // gap before a fix of another value stays out.
+                        let fromStart = bridging && fixes.isEmpty
+                        fixes.append(MarkFix(first: fromStart ? firstInside ?? e.id : e.id, last: e.lastID, key: key, value: wanted))
+                        if !fromStart { gap = [] }
+                    }
                     nested += gap
                     gap = []
-                } else {
-                    fixes.append(MarkFix(first: e.id, last: e.lastID, key: key, value: wanted))
-                    extending = true
-                    gap = []
+                    bridging = true
                 }
             }
             it = seq.after(leaf, i)
+        }
+        // The last fix takes in what lies between it and the mark's end.
+        if bridging, let last = lastInside, !fixes.isEmpty {
+            fixes[fixes.count - 1].last = last
+            nested += gap
         }
         return fixes + nested
     }

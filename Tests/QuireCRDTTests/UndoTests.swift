@@ -283,12 +283,14 @@ final class ManualClock: Sendable {
         #expect(c.text(Self.text) == "sx9r")
     }
 
-    /// Model seed 6372: A bolds a range holding the tombstone of a letter it had bolded before,
-    /// and undoes that while a remote peer types into the range, unseen. The fix covers the
-    /// whole range, tombstone included (only a visible element keeping its value splits it), so
-    /// the remote text comes out plain; a fix nested over the tombstone keeps its own bold,
-    /// which the letter shows when its deletion is undone too.
-    @Test func formattingUndoCoversTextTypedConcurrentlyNextToATombstone() throws {
+    /// Model seed 6372: A bolds a range holding the tombstone of a letter it had bolded before
+    /// (inside the range, 0..<2, or at its start, 1..<2) and undoes that while a remote peer
+    /// types next to the tombstone, unseen. The fix covers the whole range, tombstone included
+    /// (only a visible element keeping its value splits a fix, and one reaching the range's
+    /// start begins right after its anchor), so the remote text comes out plain; a fix nested
+    /// over the tombstone keeps its own bold, which the letter shows when its deletion is undone.
+    @Test(arguments: [0..<2, 1..<2])
+    func formattingUndoCoversTextTypedConcurrentlyNextToATombstone(bold range: Range<Int>) throws {
         var a = Document(peer: 100), c = Document(peer: 300)
         a.setExpand(.none, forKey: "bold")
         c.setExpand(.none, forKey: "bold")
@@ -299,7 +301,7 @@ final class ManualClock: Sendable {
         try a.delete(at: 1, count: 1, in: Self.text)
         try undo.commit(&a)
         try c.importUpdates(a.exportUpdates())
-        try a.mark(0..<2, key: "bold", value: .bool(true), in: Self.text)
+        try a.mark(range, key: "bold", value: .bool(true), in: Self.text)
         try undo.commit(&a)
         try c.insertText("9", at: 1, in: Self.text)
         c.commit()
