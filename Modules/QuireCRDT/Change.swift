@@ -78,6 +78,31 @@ struct Op {
         case .mapSet, .tree: return 1
         }
     }
+
+    /// The operation's first `count` atoms (0 < `count` < `length`), or nil for an operation that
+    /// cannot be cut: a mark's two anchors belong together, and single-atom operations have no
+    /// proper prefix. Callers decide whether such an operation is kept whole or left out.
+    /// - Complexity: O(count) for decoded inserts, O(spans) for deletes, O(1) otherwise.
+    func prefix(_ count: Int32) -> Op? {
+        var cut = self
+        switch content {
+        case let .insert(left, right, arena, _): cut.content = .insert(left: left, right: right, content: arena, count: count)
+        case let .insertText(left, right, scalars): cut.content = .insertText(left: left, right: right, Array(scalars.prefix(Int(count))))
+        case let .insertValues(left, right, values): cut.content = .insertValues(left: left, right: right, Array(values.prefix(Int(count))))
+        case let .delete(spans):
+            var rest = count
+            var kept: [DelSpan] = []
+            for span in spans where rest > 0 {
+                let take = min(rest, span.count)
+                kept.append(DelSpan(peer: span.peer, start: span.start, length: span.length > 0 ? take : -take))
+                rest -= take
+            }
+            cut.content = .delete(kept)
+        case .mark, .mapSet, .tree:
+            return nil
+        }
+        return cut
+    }
 }
 
 /// Targets of a delete: `length` > 0 covers `start ..< start+length`; `length` < 0 covers

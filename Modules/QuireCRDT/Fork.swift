@@ -9,25 +9,8 @@ extension Change {
         for op in self.ops where op.counter < k {
             let keep = k - op.counter
             guard keep < op.length else { ops.append(op); continue }
-            var o = op
-            switch op.content {
-            case let .insert(l, r, content, _):
-                o.content = .insert(left: l, right: r, content: content, count: keep)
-            case let .delete(spans):
-                var left = keep
-                var kept: [DelSpan] = []
-                for sp in spans where left > 0 {
-                    let take = min(left, sp.count)
-                    kept.append(DelSpan(peer: sp.peer, start: sp.start, length: sp.length > 0 ? take : -take))
-                    left -= take
-                }
-                o.content = .delete(kept)
-            case .mark, .insertText, .insertValues, .mapSet, .tree:
-                // Marks are kept whole (see above), single-atom ops never straddle `k`, and
-                // decoded inserts never reach the history.
-                break
-            }
-            ops.append(o)
+            // A mark is kept whole (see above); single-atom ops never straddle `k`.
+            ops.append(op.prefix(keep) ?? op)
         }
         return Change(peer: peer, counter: counter, lamport: lamport, deps: deps, ops: ops, length: k - counter)
     }

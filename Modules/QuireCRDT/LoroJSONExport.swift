@@ -33,26 +33,9 @@ extension Change {
         for op in ops {
             if op.counter >= end { break }
             if op.counter + op.length <= end { kept.append(op); continue }
-            let cut = end - op.counter
-            var o = op
-            switch op.content {
-            case let .insert(l, r, content, _): o.content = .insert(left: l, right: r, content: content, count: cut)
-            case let .insertText(l, r, s): o.content = .insertText(left: l, right: r, Array(s.prefix(Int(cut))))
-            case let .insertValues(l, r, v): o.content = .insertValues(left: l, right: r, Array(v.prefix(Int(cut))))
-            case let .delete(spans):
-                var rest = cut
-                var out: [DelSpan] = []
-                for d in spans where rest > 0 {
-                    let take = min(rest, d.count)
-                    out.append(DelSpan(peer: d.peer, start: d.start, length: d.length > 0 ? take : -take))
-                    rest -= take
-                }
-                o.content = .delete(out)
-            case .mark, .mapSet, .tree:
-                // A mark's two anchors cannot be separated.
-                continue
-            }
-            kept.append(o)
+            // A mark's two anchors cannot be separated: a mark cut by `end` is left out.
+            guard let cut = op.prefix(end - op.counter) else { continue }
+            kept.append(cut)
         }
         guard let last = kept.last else { return nil }
         var c = self

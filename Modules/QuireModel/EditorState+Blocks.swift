@@ -60,8 +60,9 @@ extension EditorState {
             }
             var fields = template.fields
             // Alignment, direction and indent belong to the block, not to its type.
+            let specs = registry.fieldTable(for: template.type)?.specs ?? [:]
             for name in ["format", "direction", "indent"] where fields[name] == nil && node.role.isElement {
-                if let value = node.fields[name], plugin.fields.contains(where: { $0.name == name }) { fields[name] = value }
+                if let value = node.fields[name], specs[name] != nil { fields[name] = value }
             }
             replaced.append(try attempt.replaceBlock(block, with: BlockTemplate(type: template.type, fields: fields)))
         }
