@@ -5,11 +5,13 @@ import QuireModel
 /// A command that can also be dispatched by name with a JSON payload (scripts, tests, remote
 /// control: `Editor.dispatch(named:payload:)`) carries a decoder from JSON to its payload.
 public struct CommandType<Payload>: Hashable, Sendable {
+    /// The command's identity: two command types with one name are the same command.
     public let name: String
     /// Decodes a JSON payload (throwing `EditorError.invalidPayload`); nil when the command
     /// cannot be dispatched by name.
     public let decodePayload: (@Sendable (JSONValue) throws -> Payload)?
 
+    /// A command dispatched only with a typed payload, never by name.
     public init(_ name: String) {
         self.name = name
         decodePayload = nil
@@ -114,13 +116,17 @@ public struct ListenerToken: Hashable, Sendable {
 
 /// The commands every editor handles at `.editor` priority.
 public enum Commands {
+    /// Payload: the typed or pasted text ("\n" starts a paragraph), as `insertInput`.
     public static let insertText = CommandType<String>.scriptable("insertText")
+    /// Enter: splits the block at the caret (plugins' Enter hooks run first).
     public static let insertParagraph = CommandType<Void>.scriptable("insertParagraph")
     /// Payload: `selectStart` (the caret stays before the break).
     public static let insertLineBreak = CommandType<Bool>.scriptable("insertLineBreak")
     /// Payload: backward (Backspace) or forward (Delete).
     public static let deleteCharacter = CommandType<Bool>.scriptable("deleteCharacter")
+    /// Payload: backward (Option-Backspace) or forward.
     public static let deleteWord = CommandType<Bool>.scriptable("deleteWord")
+    /// Payload: backward (to the line's start) or forward (to its end).
     public static let deleteLine = CommandType<Bool>.scriptable("deleteLine")
     /// Payload: one format; by name, a format name such as "bold".
     public static let formatText = CommandType<TextFormat>("formatText") { json in
@@ -142,7 +148,9 @@ public enum Commands {
         case let other?: throw EditorError.invalidPayload(command: "setBlocksType", reason: "\"fields\" must be an object, not \(other.typeName)")
         }
     }
+    /// Undoes the last history step.
     public static let undo = CommandType<Void>.scriptable("undo")
+    /// Redoes the last undone step.
     public static let redo = CommandType<Void>.scriptable("redo")
     /// The Tab key, with `true` for Shift-Tab. No built-in handler: plugins give it meaning
     /// (a table moves between cells, a list indents), and `dispatch` returns false otherwise so
