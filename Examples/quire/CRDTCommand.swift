@@ -35,8 +35,8 @@ struct CRDTCommand: ParsableCommand {
 
         /// Imports every file into one document; any changes still missing dependencies at the
         /// end are an error (they would be silently absent from the output).
-        func merge() throws -> Document {
-            var doc = Document(peer: peer)
+        func merge() throws -> CRDTDocument {
+            var doc = CRDTDocument(peer: peer)
             var pending: [IDSpan] = []
             for file in files {
                 let bytes = try InputFile.read(file)
@@ -118,15 +118,15 @@ struct CRDTCommand: ParsableCommand {
         /// Parses `{"PEER": END, …}`.
         static func version(_ text: String?) throws -> VersionVector {
             guard let text else { return VersionVector() }
-            let value: Value
-            do { value = try Value(json: text) } catch { throw ValidationError("--from: \(error)") }
+            let value: CRDTValue
+            do { value = try CRDTValue(json: text) } catch { throw ValidationError("--from: \(error)") }
             guard case .map(let entries) = value else { throw ValidationError("--from: expected an object {\"PEER\": END, …}") }
-            var ends: [PeerID: Counter] = [:]
+            var ends: [PeerID: OpCounter] = [:]
             for (key, end) in entries {
-                guard let peer = PeerID(key), case .int(let n) = end, n >= 0, n <= Int64(Counter.max) else {
+                guard let peer = PeerID(key), case .int(let n) = end, n >= 0, n <= Int64(OpCounter.max) else {
                     throw ValidationError("--from: \"\(key)\" must be a u64 peer with a counter end")
                 }
-                ends[peer] = Counter(n)
+                ends[peer] = OpCounter(n)
             }
             return VersionVector(ends)
         }

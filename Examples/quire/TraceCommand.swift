@@ -47,7 +47,7 @@ struct TraceCommand: ParsableCommand {
                 print("trace: \(name) (concurrent, \(trace.agentCount) agents)")
                 print("peers converge: \(converged ? "yes" : "NO")")
             } else {
-                var doc: Document?
+                var doc: CRDTDocument?
                 elapsed = try clock.measure { doc = try TraceReplay.replaySequential(trace, commitEachTransaction: !oneCommit) }
                 text = doc?.text(TraceReplay.textID) ?? ""
                 snapshotBytes = doc?.exportSnapshot().count ?? 0

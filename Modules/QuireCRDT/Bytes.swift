@@ -77,8 +77,8 @@ struct ByteReader {
         try int(max: remaining / max(1, minBytes), what)
     }
 
-    @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> Counter {
-        Counter(try int(max: Int(Int32.max), what))
+    @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> OpCounter {
+        OpCounter(try int(max: Int(Int32.max), what))
     }
 
     mutating func zigzag() throws(CRDTError) -> Int64 {

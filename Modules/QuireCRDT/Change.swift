@@ -23,7 +23,7 @@ public enum ExpandType: UInt8, Sendable, Hashable {
 }
 
 /// A tree node's identifier: the ID of the operation that created it.
-public typealias TreeID = ID
+public typealias TreeID = OpID
 
 /// Where a tree operation puts its node.
 enum TreeParent: Hashable {
@@ -35,7 +35,7 @@ enum TreeParent: Hashable {
 /// A mark: two anchors inserted into the text sequence plus the style they carry.
 struct MarkPayload {
     var key: String
-    var value: Value
+    var value: CRDTValue
     var expand: ExpandType
     var startLeft: OptID
     var startRight: OptID
@@ -50,13 +50,13 @@ enum OpContent {
     /// Decoded insert not yet applied: text scalars.
     case insertText(left: OptID, right: OptID, [Unicode.Scalar])
     /// Decoded insert not yet applied: list values.
-    case insertValues(left: OptID, right: OptID, [Value])
+    case insertValues(left: OptID, right: OptID, [CRDTValue])
     /// Deletes every element in the spans; one atom per element, in span order.
     case delete([DelSpan])
     /// A mark (two atoms: start anchor, end anchor).
     case mark(MarkPayload)
     /// Sets (or with nil deletes) a map key.
-    case mapSet(key: String, value: Value?)
+    case mapSet(key: String, value: CRDTValue?)
     /// Creates, moves or deletes a tree node.
     case tree(target: TreeID, parent: TreeParent, position: [UInt8])
 }
@@ -64,7 +64,7 @@ enum OpContent {
 /// One operation: its container, its first counter and its content.
 struct Op {
     var container: ContainerID
-    var counter: Counter
+    var counter: OpCounter
     var content: OpContent
 
     /// The number of atoms (counters) the operation occupies, as Loro counts them.
@@ -109,7 +109,7 @@ struct Op {
 /// `start, start-1, …` (Backspace order), as Loro's signed delete spans.
 struct DelSpan: Equatable {
     var peer: PeerID
-    var start: Counter
+    var start: OpCounter
     var length: Int32
 
     var count: Int32 { abs(length) }
@@ -121,21 +121,21 @@ struct DelSpan: Equatable {
     func dropping(_ k: Int32) -> DelSpan {
         length > 0 ? DelSpan(peer: peer, start: start + k, length: length - k) : DelSpan(peer: peer, start: start - k, length: length + k)
     }
-    init(peer: PeerID, start: Counter, length: Int32) { self.peer = peer; self.start = start; self.length = length }
+    init(peer: PeerID, start: OpCounter, length: Int32) { self.peer = peer; self.start = start; self.length = length }
     init(_ s: IDSpan) { self.init(peer: s.peer, start: s.start, length: Int32(s.count)) }
 }
 
 /// A change: consecutive operations of one peer, their first Lamport and their dependencies.
 struct Change {
     var peer: PeerID
-    var counter: Counter
+    var counter: OpCounter
     var lamport: Lamport
-    var deps: [ID]
+    var deps: [OpID]
     var ops: [Op]
     var length: Int32
 
-    var end: Counter { counter + length }
-    var lastID: ID { ID(peer: peer, counter: end - 1) }
+    var end: OpCounter { counter + length }
+    var lastID: OpID { OpID(peer: peer, counter: end - 1) }
 }
 
 extension Op {

@@ -13,12 +13,12 @@ public struct Cursor: Hashable, Sendable {
     /// The container.
     public var container: ContainerID
     /// The anchor element; nil means the start (side `.before`) or end (side `.after`).
-    public var anchor: ID?
+    public var anchor: OpID?
     /// The side of the anchor.
     public var side: Side
 
     /// Creates a cursor from its parts.
-    public init(container: ContainerID, anchor: ID?, side: Side) {
+    public init(container: ContainerID, anchor: OpID?, side: Side) {
         self.container = container
         self.anchor = anchor
         self.side = side
@@ -66,7 +66,7 @@ public struct Cursor: Hashable, Sendable {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// A stable cursor at `pos`. With side `.after` the cursor sticks to the element before `pos`
     /// (it moves with text typed at `pos`); with `.before` it sticks to the element at `pos`.
     /// - Complexity: O(log n).
@@ -78,11 +78,11 @@ extension Document {
         case .after:
             guard p > 0, let cur = seq.locateAt(p - 1, unit: .unicodeScalar) else { return Cursor(container: c, anchor: nil, side: .before) }
             let e = cur.leaf.elems[cur.index]
-            return Cursor(container: c, anchor: ID(peer: e.peer, counter: e.counter + cur.offset), side: .after)
+            return Cursor(container: c, anchor: OpID(peer: e.peer, counter: e.counter + cur.offset), side: .after)
         case .before:
             guard p < len, let cur = seq.locateAt(p, unit: .unicodeScalar) else { return Cursor(container: c, anchor: nil, side: .after) }
             let e = cur.leaf.elems[cur.index]
-            return Cursor(container: c, anchor: ID(peer: e.peer, counter: e.counter + cur.offset), side: .before)
+            return Cursor(container: c, anchor: OpID(peer: e.peer, counter: e.counter + cur.offset), side: .before)
         }
     }
 

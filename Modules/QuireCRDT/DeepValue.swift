@@ -1,9 +1,9 @@
-extension Document {
+extension CRDTDocument {
     /// The whole document as plain values, in the shape of Loro's `get_deep_value()`: a map from
     /// each root container's name to its deep value (see ``deepValue(of:)``).
     /// - Complexity: O(size of the document).
-    public var deepValue: Value {
-        var roots: [String: Value] = [:]
+    public var deepValue: CRDTValue {
+        var roots: [String: CRDTValue] = [:]
         for c in containers {
             if case .root(let name, _) = c { roots[name] = deepValue(of: c) }
         }
@@ -16,7 +16,7 @@ extension Document {
     /// returns them (`id` and `parent` as `counter@peer`, `parent` null at the root level, `meta`
     /// the node's map, `index` its place among its siblings, `fractional_index` in upper-case hex).
     /// - Complexity: O(size of the container and its descendants).
-    public func deepValue(of c: ContainerID) -> Value {
+    public func deepValue(of c: ContainerID) -> CRDTValue {
         switch c.type {
         case .text: return .string(text(c))
         case .list: return .list(list(c).map(resolve))
@@ -25,12 +25,12 @@ extension Document {
         }
     }
 
-    private func resolve(_ v: Value) -> Value {
+    private func resolve(_ v: CRDTValue) -> CRDTValue {
         if case .container(let child) = v { return deepValue(of: child) }
         return v
     }
 
-    private func treeNodes(under parent: TreeID?, in c: ContainerID) -> [Value] {
+    private func treeNodes(under parent: TreeID?, in c: ContainerID) -> [CRDTValue] {
         children(of: parent, in: c).enumerated().map { index, node in
             .map([
                 "id": .string(node.description),
@@ -47,15 +47,15 @@ extension Document {
     /// keys sorted.
     /// - Complexity: O(size of the document).
     public func deepValueJSON(prettyPrinted: Bool = false) -> String {
-        Value.json(deepValue, prettyPrinted: prettyPrinted)
+        CRDTValue.json(deepValue, prettyPrinted: prettyPrinted)
     }
 }
 
-extension Value {
+extension CRDTValue {
     /// A value as JSON text, as Loro serializes a LoroValue: binary as an array of bytes, a
     /// container reference as `🦜:cid:…`, map keys sorted, non-finite doubles as null.
     /// - Complexity: O(size of the value).
-    public static func json(_ value: Value, prettyPrinted: Bool = false) -> String {
+    public static func json(_ value: CRDTValue, prettyPrinted: Bool = false) -> String {
         var w = JSONWriter(prettyPrinted: prettyPrinted)
         writeValue(value, &w) { $0.description }
         return w.text

@@ -1,4 +1,4 @@
-extension Document {
+extension CRDTDocument {
     /// The events that turn the state at `from` into the state at `to` (Loro's `diff`): per
     /// changed container, a text delta (with attribute changes), a list delta, the changed map
     /// keys or tree create/move/delete steps, each with the container's path. Applying them in
@@ -67,7 +67,7 @@ extension DocumentView {
 
     /// The number of visible elements before `id` at this version.
     /// - Complexity: O(n).
-    func visibleCount(before id: ID, in c: ContainerID) -> Int {
+    func visibleCount(before id: OpID, in c: ContainerID) -> Int {
         guard let h = index.sequences[c] else { return 0 }
         var count = 0
         var found = false
@@ -102,7 +102,7 @@ extension DocumentView {
     // MARK: per container
 
     /// The visible attributes (null values dropped) of the `active` marks that exist here.
-    func attributes(_ active: Set<ID>, _ table: [ID: MarkInfo]) -> [String: Value] {
+    func attributes(_ active: Set<OpID>, _ table: [OpID: MarkInfo]) -> [String: CRDTValue] {
         MarkInfo.winners(active, table).compactMapValues { $0.value == .null ? nil : $0.value }
     }
 
@@ -111,8 +111,8 @@ extension DocumentView {
     static func sequenceDiff(_ c: ContainerID, _ a: DocumentView, _ b: DocumentView) -> ContainerDiff? {
         guard let h = a.index.sequences[c] else { return nil }
         var text = DeltaBuilder()
-        var activeA = Set<ID>(), activeB = Set<ID>()
-        var attrsA: [String: Value] = [:], attrsB: [String: Value] = [:]
+        var activeA = Set<OpID>(), activeB = Set<OpID>()
+        var attrsA: [String: CRDTValue] = [:], attrsB: [String: CRDTValue] = [:]
         h.pieces.withUnsafeBufferPointer { ps in
             h.deleters.withUnsafeBufferPointer { ds in
                 a.ends.withUnsafeBufferPointer { ea in
@@ -155,8 +155,8 @@ extension DocumentView {
     }
 
     /// The keys whose visible value differs, with the value in `b` (`.null` for a removed key).
-    static func changed(_ a: [String: Value], _ b: [String: Value]) -> [String: Value] {
-        var out: [String: Value] = [:]
+    static func changed(_ a: [String: CRDTValue], _ b: [String: CRDTValue]) -> [String: CRDTValue] {
+        var out: [String: CRDTValue] = [:]
         for k in Set(a.keys).union(b.keys) where a[k] != b[k] { out[k] = b[k] ?? .null }
         return out
     }
@@ -165,7 +165,7 @@ extension DocumentView {
     /// - Complexity: O(k) for k keys.
     static func mapDiff(_ c: ContainerID, _ a: DocumentView, _ b: DocumentView) -> ContainerDiff? {
         let ma = a.map(c), mb = b.map(c)
-        var out: [String: Value?] = [:]
+        var out: [String: CRDTValue?] = [:]
         for k in Set(ma.keys).union(mb.keys) where ma[k] != mb[k] { out[k] = .some(mb[k]) }
         return out.isEmpty ? nil : .map(out)
     }
@@ -233,7 +233,7 @@ struct DeltaBuilder {
     private var plainRetain = 0
 
     /// Keeps `n` items; `changes` are attribute changes (text only).
-    mutating func retain(_ n: Int, changes: [String: Value]?) {
+    mutating func retain(_ n: Int, changes: [String: CRDTValue]?) {
         guard let changes else { plainRetain += n; return }
         flushRetain()
         if case let .retain(m, attrs)? = ops.last, attrs == changes { ops[ops.count - 1] = .retain(count: m + n, attributes: changes) } else {
@@ -248,7 +248,7 @@ struct DeltaBuilder {
         if case .delete(let m)? = listOps.last { listOps[listOps.count - 1] = .delete(count: m + n) } else { listOps.append(.delete(count: n)) }
     }
 
-    mutating func insert(_ scalars: ArraySlice<Unicode.Scalar>, _ attrs: [String: Value]) {
+    mutating func insert(_ scalars: ArraySlice<Unicode.Scalar>, _ attrs: [String: CRDTValue]) {
         flushRetain()
         let s = String(String.UnicodeScalarView(scalars))
         if case let .insert(t, a)? = ops.last, a == attrs { ops[ops.count - 1] = .insert(t + s, attributes: attrs) } else {
@@ -256,7 +256,7 @@ struct DeltaBuilder {
         }
     }
 
-    mutating func insert(_ values: [Value]) {
+    mutating func insert(_ values: [CRDTValue]) {
         flushRetain()
         if case .insert(let v)? = listOps.last { listOps[listOps.count - 1] = .insert(v + values) } else { listOps.append(.insert(values)) }
     }

@@ -1,4 +1,4 @@
-/// The read-only queries a ``Document`` and a past version of it (``DocumentView``) share, so
+/// The read-only queries a ``CRDTDocument`` and a past version of it (``DocumentView``) share, so
 /// that rendering code works on both.
 public protocol DocumentReading: Sendable {
     /// The version shown.
@@ -14,11 +14,11 @@ public protocol DocumentReading: Sendable {
     /// The rich text as inserts with attributes (null-valued keys omitted).
     func toDelta(_ c: ContainerID) -> [TextDelta]
     /// The values of a list container.
-    func list(_ c: ContainerID) -> [Value]
+    func list(_ c: ContainerID) -> [CRDTValue]
     /// The entries of a map container (deleted keys omitted).
-    func map(_ c: ContainerID) -> [String: Value]
+    func map(_ c: ContainerID) -> [String: CRDTValue]
     /// One map value.
-    func get(_ key: String, in c: ContainerID) -> Value?
+    func get(_ key: String, in c: ContainerID) -> CRDTValue?
     /// The alive children of `parent` (nil: the root level), in sibling order.
     func children(of parent: TreeID?, in c: ContainerID) -> [TreeID]
     /// Whether the node exists and is neither deleted nor under a deleted ancestor.
@@ -29,21 +29,21 @@ public protocol DocumentReading: Sendable {
     func resolve(_ cursor: Cursor, unit: TextUnit) throws(CRDTError) -> Int
 }
 
-extension Document: DocumentReading {}
+extension CRDTDocument: DocumentReading {}
 
-/// A read-only view of a document at a past version (``Document/checkout(_:)``).
+/// A read-only view of a document at a past version (``CRDTDocument/checkout(_:)``).
 ///
 /// Loro's `checkout` detaches the document itself and rejects edits until it is attached again.
 /// A Swift value cannot be "detached" without every holder seeing it, so Quire returns a
 /// separate value instead: the document stays attached and editable, and the view has no
 /// editing API at all (edits are a compile-time error, not a runtime one). To edit from a past
-/// version, ``Document/fork(at:peer:)`` it.
+/// version, ``CRDTDocument/fork(at:peer:)`` it.
 ///
 /// Creating a view is O(c + m + t) (causal walk, map writes, tree operations); text and list
 /// queries walk the container's history pieces, O(n) for n runs, whatever the version.
 public struct DocumentView: DocumentReading {
     let index: HistoryIndex
-    let ends: [Counter]
+    let ends: [OpCounter]
     /// The version shown.
     public let version: VersionVector
     /// The frontiers of the version shown.
@@ -60,7 +60,7 @@ public struct DocumentView: DocumentReading {
         for (c, keys) in index.mapWrites {
             var entries: [String: MapEntry] = [:]
             for (key, writes) in keys {
-                for w in writes where version.includes(ID(peer: w.peer, counter: w.counter)) {
+                for w in writes where version.includes(OpID(peer: w.peer, counter: w.counter)) {
                     if let old = entries[key], !old.isBeaten(lamport: w.lamport, peer: w.peer) { continue }
                     entries[key] = w
                 }
@@ -73,12 +73,12 @@ public struct DocumentView: DocumentReading {
 
     /// The trees replayed from the operations `included` accepts.
     /// - Complexity: O(t · depth) for t tree operations.
-    static func trees(_ index: HistoryIndex, including included: (ID) -> Bool) -> [ContainerID: TreeState] {
+    static func trees(_ index: HistoryIndex, including included: (OpID) -> Bool) -> [ContainerID: TreeState] {
         var out: [ContainerID: TreeState] = [:]
         for (c, log) in index.treeLogs {
             var tree = TreeState()
             var none: [TreeDiff] = []
-            for r in log where included(ID(peer: r.peer, counter: r.counter)) {
+            for r in log where included(OpID(peer: r.peer, counter: r.counter)) {
                 // The log is in (Lamport, peer) order, so each op is the newest: no undo/redo.
                 tree.apply(TreeOpRecord(lamport: r.lamport, peer: r.peer, counter: r.counter, target: r.target, parent: r.parent, position: r.position),
                            diffs: &none, record: false)
@@ -100,7 +100,7 @@ public struct DocumentView: DocumentReading {
     // MARK: sequences
 
     /// Whether the mark `id` (its start anchor's ID) exists at this version: both anchors do.
-    @inline(__always) func hasMark(_ id: ID) -> Bool { version.includes(id.advanced(by: 1)) }
+    @inline(__always) func hasMark(_ id: OpID) -> Bool { version.includes(id.advanced(by: 1)) }
 
     /// The length of a text or list container in `unit`.
     /// - Complexity: O(n) for n runs in the container's history.
@@ -123,10 +123,10 @@ public struct DocumentView: DocumentReading {
     public func toDelta(_ c: ContainerID) -> [TextDelta] {
         guard let h = index.sequences[c] else { return [] }
         var out: [TextDelta] = []
-        var active = Set<ID>()
-        var attrs: [String: Value] = [:]
+        var active = Set<OpID>()
+        var attrs: [String: CRDTValue] = [:]
         var pending = String.UnicodeScalarView()
-        var pendingAttrs: [String: Value] = [:]
+        var pendingAttrs: [String: CRDTValue] = [:]
         h.forEachRun(ends) { p, offset, count, visible in
             let e = p.elem
             switch e.kind {
@@ -153,9 +153,9 @@ public struct DocumentView: DocumentReading {
 
     /// The values of a list container.
     /// - Complexity: O(n + k) for n runs and k values.
-    public func list(_ c: ContainerID) -> [Value] {
+    public func list(_ c: ContainerID) -> [CRDTValue] {
         guard let h = index.sequences[c] else { return [] }
-        var out: [Value] = []
+        var out: [CRDTValue] = []
         h.forEachRun(ends) { p, offset, count, visible in
             guard visible, p.elem.kind == .value else { return }
             let start = Int(p.elem.content + offset)
@@ -193,11 +193,11 @@ public struct DocumentView: DocumentReading {
 
     /// The entries of a map container (deleted keys omitted).
     /// - Complexity: O(k) for k keys.
-    public func map(_ c: ContainerID) -> [String: Value] { (maps[c] ?? [:]).compactMapValues { $0.value } }
+    public func map(_ c: ContainerID) -> [String: CRDTValue] { (maps[c] ?? [:]).compactMapValues { $0.value } }
 
     /// One map value.
     /// - Complexity: O(1).
-    public func get(_ key: String, in c: ContainerID) -> Value? { maps[c]?[key]?.value }
+    public func get(_ key: String, in c: ContainerID) -> CRDTValue? { maps[c]?[key]?.value }
 
     /// The alive children of `parent` (nil: the root level), in sibling order.
     /// - Complexity: O(k) for k children.
@@ -223,7 +223,7 @@ public struct DocumentView: DocumentReading {
 extension MarkInfo {
     /// The winning mark per key among `active` marks (nulls included), by (Lamport, peer).
     /// - Complexity: O(a) for a active marks.
-    static func winners(_ active: Set<ID>, _ table: [ID: MarkInfo], where included: (ID) -> Bool = { _ in true }) -> [String: MarkInfo] {
+    static func winners(_ active: Set<OpID>, _ table: [OpID: MarkInfo], where included: (OpID) -> Bool = { _ in true }) -> [String: MarkInfo] {
         var out: [String: MarkInfo] = [:]
         for id in active where included(id) {
             guard let m = table[id] else { continue }
@@ -234,7 +234,7 @@ extension MarkInfo {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// A read-only view of the document at `frontiers` (Loro's `checkout`, without detaching:
     /// see ``DocumentView``). Throws when a frontier is not in the committed history.
     /// - Complexity: O(c · d) for the causal walk, plus O(m + t) for map writes and tree

@@ -68,7 +68,7 @@ struct EncodeTables {
                 t.containers.append(.root(name: try r.string(), type: type))
             } else {
                 let p = try t.peer(at: &r)
-                t.containers.append(.normal(id: ID(peer: p, counter: try r.counter("container counter")), type: type))
+                t.containers.append(.normal(id: OpID(peer: p, counter: try r.counter("container counter")), type: type))
             }
         }
         return t
@@ -87,7 +87,7 @@ struct EncodeTables {
 private enum VTag: UInt8 { case null, bfalse, btrue, int, double, string, binary, list, map, container }
 
 extension ByteWriter {
-    mutating func value(_ v: Value, _ t: inout EncodeTables) {
+    mutating func value(_ v: CRDTValue, _ t: inout EncodeTables) {
         switch v {
         case .null: u8(VTag.null.rawValue)
         case .bool(let b): u8(b ? VTag.btrue.rawValue : VTag.bfalse.rawValue)
@@ -105,7 +105,7 @@ extension ByteWriter {
     }
 
     /// An origin relative to the op (same peer: distance back; other peer: table index + counter).
-    mutating func origin(_ o: OptID, opPeer: PeerID, opCounter: Counter, _ t: inout EncodeTables) {
+    mutating func origin(_ o: OptID, opPeer: PeerID, opCounter: OpCounter, _ t: inout EncodeTables) {
         guard let id = o.id else { uvarint(0); return }
         if id.peer == opPeer && id.counter < opCounter {
             uvarint(UInt64(opCounter - id.counter - 1) << 1 | 1)
@@ -117,7 +117,7 @@ extension ByteWriter {
 }
 
 extension ByteReader {
-    mutating func value(_ t: EncodeTables, depth: Int = 0) throws(CRDTError) -> Value {
+    mutating func value(_ t: EncodeTables, depth: Int = 0) throws(CRDTError) -> CRDTValue {
         guard depth < 64 else { throw fail("values nested deeper than 64") }
         let at = offset
         guard let tag = VTag(rawValue: try u8()) else { throw CRDTError.malformedBytes(offset: at, reason: "unknown value tag") }
@@ -136,26 +136,26 @@ extension ByteReader {
         case .binary: return .binary(try data())
         case .list:
             let n = try count("list length")
-            var l: [Value] = []
+            var l: [CRDTValue] = []
             for _ in 0..<n { l.append(try value(t, depth: depth + 1)) }
             return .list(l)
         case .map:
             let n = try count("map size", minBytes: 2)
-            var m: [String: Value] = [:]
+            var m: [String: CRDTValue] = [:]
             for _ in 0..<n { let k = try string(); m[k] = try value(t, depth: depth + 1) }
             return .map(m)
         case .container: return .container(try t.container(at: &self))
         }
     }
 
-    mutating func origin(opPeer: PeerID, opCounter: Counter, _ t: EncodeTables) throws(CRDTError) -> OptID {
+    mutating func origin(opPeer: PeerID, opCounter: OpCounter, _ t: EncodeTables) throws(CRDTError) -> OptID {
         let at = offset
         let v = try uvarint()
         if v == 0 { return .none }
         if v & 1 == 1 {
             let back = Int64(v >> 1) + 1
             guard back <= Int64(opCounter) else { throw CRDTError.malformedBytes(offset: at, reason: "origin before counter 0") }
-            return OptID(peer: opPeer, counter: opCounter - Counter(back))
+            return OptID(peer: opPeer, counter: opCounter - OpCounter(back))
         }
         let idx = Int(clamping: v >> 1) - 1
         guard idx >= 0, idx < t.peers.count else { throw CRDTError.malformedBytes(offset: at, reason: "origin peer index \(idx) out of range") }
@@ -176,7 +176,7 @@ enum ChangeCodec {
             w.uvarint(t.peer(ch.peer))
             w.uvarint(ch.counter)
             w.zigzag(Int64(ch.lamport) - Int64(ch.counter))
-            if ch.deps.count == 1, ch.deps[0] == ID(peer: ch.peer, counter: ch.counter - 1) {
+            if ch.deps.count == 1, ch.deps[0] == OpID(peer: ch.peer, counter: ch.counter - 1) {
                 w.uvarint(0)
             } else {
                 w.uvarint(ch.deps.count + 1)
@@ -246,12 +246,12 @@ enum ChangeCodec {
             let lam = Int64(counter) + (try r.zigzag())
             guard lam >= 0, lam <= Int64(UInt32.max / 2) else { throw CRDTError.malformedBytes(offset: changeAt, reason: "Lamport \(lam) out of range") }
             let depCode = try r.count("dependency count", minBytes: 2)
-            var deps: [ID] = []
+            var deps: [OpID] = []
             if depCode == 0 {
                 guard counter > 0 else { throw CRDTError.malformedBytes(offset: changeAt, reason: "implicit dependency of counter 0") }
-                deps = [ID(peer: peer, counter: counter - 1)]
+                deps = [OpID(peer: peer, counter: counter - 1)]
             } else {
-                for _ in 0..<(depCode - 1) { deps.append(ID(peer: try t.peer(at: &r), counter: try r.counter("dependency counter"))) }
+                for _ in 0..<(depCode - 1) { deps.append(OpID(peer: try t.peer(at: &r), counter: try r.counter("dependency counter"))) }
             }
             let nops = try r.count("op count", minBytes: 2)
             var ops: [Op] = []
@@ -271,7 +271,7 @@ enum ChangeCodec {
                     let l = try r.origin(opPeer: peer, opCounter: c, t), rr = try r.origin(opPeer: peer, opCounter: c, t)
                     let k = try r.count("value count")
                     guard k > 0 else { throw CRDTError.malformedBytes(offset: at, reason: "empty insert") }
-                    var vs: [Value] = []
+                    var vs: [CRDTValue] = []
                     for _ in 0..<k { vs.append(try r.value(t)) }
                     content = .insertValues(left: l, right: rr, vs)
                 case .insertRef:
@@ -288,7 +288,7 @@ enum ChangeCodec {
                         guard back <= Int64(c), Int64(c) - back <= Int64(Int32.max) else {
                             throw CRDTError.malformedBytes(offset: at, reason: "delete span start out of range")
                         }
-                        let start = Counter(Int64(c) - back)
+                        let start = OpCounter(Int64(c) - back)
                         let len = try r.zigzag()
                         guard len != 0, Int64(start) + len <= Int64(Int32.max), Int64(start) + len >= -1, abs(len) < Int64(Int32.max) else {
                             throw CRDTError.malformedBytes(offset: at, reason: "bad delete span")

@@ -8,13 +8,13 @@ public enum CRDTError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An operation of the wrong kind was applied to a container.
     case wrongContainerType(container: ContainerID, expected: ContainerType)
     /// A tree node does not exist (or is deleted) in the tree.
-    case unknownTreeNode(container: ContainerID, node: ID)
+    case unknownTreeNode(container: ContainerID, node: OpID)
     /// Moving the node under the new parent would create a cycle.
-    case cyclicMove(container: ContainerID, node: ID, parent: ID)
+    case cyclicMove(container: ContainerID, node: OpID, parent: OpID)
     /// An empty range was given where a non-empty one is required.
     case emptyRange(container: ContainerID, position: Int)
     /// A cursor's anchor is not known to this document.
-    case unknownCursorAnchor(container: ContainerID, anchor: ID)
+    case unknownCursorAnchor(container: ContainerID, anchor: OpID)
     /// Encoded bytes are malformed: the byte offset where decoding failed and why.
     case malformedBytes(offset: Int, reason: String)
     /// The checksum of encoded bytes does not match their content.
@@ -22,7 +22,7 @@ public enum CRDTError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The encoding's version is not supported.
     case unsupportedVersion(UInt8)
     /// An imported operation references something that does not exist in its container.
-    case invalidReference(container: ContainerID, id: ID, reason: String)
+    case invalidReference(container: ContainerID, id: OpID, reason: String)
 
     public var description: String {
         switch self {

@@ -1,9 +1,9 @@
 /// One step of a text delta, as in Quill/Loro: keep, insert or delete a run of scalars.
 public enum TextDelta: Hashable, Sendable {
     /// Keep `count` scalars; when `attributes` is non-nil, set those keys (`.null` removes a key).
-    case retain(count: Int, attributes: [String: Value]?)
+    case retain(count: Int, attributes: [String: CRDTValue]?)
     /// Insert text with its attributes.
-    case insert(String, attributes: [String: Value])
+    case insert(String, attributes: [String: CRDTValue])
     /// Delete `count` scalars.
     case delete(count: Int)
 }
@@ -13,7 +13,7 @@ public enum ListDelta: Hashable, Sendable {
     /// Keep `count` items.
     case retain(count: Int)
     /// Insert values.
-    case insert([Value])
+    case insert([CRDTValue])
     /// Delete `count` items.
     case delete(count: Int)
 }
@@ -41,7 +41,7 @@ public enum ContainerDiff: Hashable, Sendable {
     case text([TextDelta])
     case list([ListDelta])
     /// Keys set to a new value; a nil value means the key was deleted.
-    case map([String: Value?])
+    case map([String: CRDTValue?])
     case tree([TreeDiff])
 }
 

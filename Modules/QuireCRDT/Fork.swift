@@ -2,7 +2,7 @@ extension Change {
     /// The part of this change before counter `k`; nil when `k` is at or before its start. A
     /// mark is never split (callers refuse such versions first, see `splitMark(in:)`).
     /// - Complexity: O(ops).
-    func prefix(before k: Counter) -> Change? {
+    func prefix(before k: OpCounter) -> Change? {
         guard k > counter else { return nil }
         guard k < end else { return self }
         var ops: [Op] = []
@@ -19,31 +19,31 @@ extension Change {
 extension DocStorage {
     /// The mark whose start anchor `vv` includes without its end anchor, if any.
     /// - Complexity: O(p · (log c + ops per change)).
-    func splitMark(in vv: VersionVector) -> ID? {
+    func splitMark(in vv: VersionVector) -> OpID? {
         for (peer, end) in vv.ends {
             guard let list = changes[peer] else { continue }
             let i = firstChange(of: peer, endingAfter: end - 1)
             guard i < list.count else { continue }
             for op in list[i].ops where op.counter == end - 1 {
-                if case .mark = op.content { return ID(peer: peer, counter: op.counter) }
+                if case .mark = op.content { return OpID(peer: peer, counter: op.counter) }
             }
         }
         return nil
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// A new, independent document with this one's committed history and state under another
     /// peer (a random one unless given). Uncommitted operations are not part of the fork.
     /// - Complexity: O(n) to copy the state; as ``fork(at:peer:)`` when operations are uncommitted.
-    public func fork(peer: PeerID? = nil) -> Document {
-        let newPeer = peer ?? Document.randomPeer(avoiding: s.peer)
+    public func fork(peer: PeerID? = nil) -> CRDTDocument {
+        let newPeer = peer ?? CRDTDocument.randomPeer(avoiding: s.peer)
         if !s.txnOps.isEmpty {
             // Leaving out uncommitted operations needs the state of the committed version.
             // The committed version never splits a mark: committed changes hold whole ops.
             return DocumentView(index: historyIndex(), version: s.version, frontiers: s.frontiers).makeDocument(peer: newPeer, history: s)
         }
-        var copy = Document(peer: newPeer)
+        var copy = CRDTDocument(peer: newPeer)
         copy.s = s.copy()
         copy.s.peer = newPeer
         return copy
@@ -53,10 +53,10 @@ extension Document {
     /// another peer (a random one unless given). Throws when a frontier is unknown or the version
     /// would split a mark.
     /// - Complexity: O(ops + n log n) for the history and the state's n runs.
-    public func fork(at frontiers: Frontiers, peer: PeerID? = nil) throws(VersionError) -> Document {
+    public func fork(at frontiers: Frontiers, peer: PeerID? = nil) throws(VersionError) -> CRDTDocument {
         let view = try checkout(frontiers)
         if let mark = s.splitMark(in: view.version) { throw .splitsMark(mark) }
-        return view.makeDocument(peer: peer ?? Document.randomPeer(avoiding: s.peer), history: s)
+        return view.makeDocument(peer: peer ?? CRDTDocument.randomPeer(avoiding: s.peer), history: s)
     }
 
     /// A random peer ID other than `avoiding` and Loro's reserved `UInt64.max`.
@@ -73,7 +73,7 @@ extension DocumentView {
     /// A document holding this view's state and `history` cut at this version (which must not
     /// split a mark).
     /// - Complexity: O(ops + n log n).
-    func makeDocument(peer: PeerID, history: DocStorage) -> Document {
+    func makeDocument(peer: PeerID, history: DocStorage) -> CRDTDocument {
         let st = DocStorage(peer: peer)
         for (p, list) in history.changes {
             let end = version[p]
@@ -91,7 +91,7 @@ extension DocumentView {
         st.styles = history.styles
         for (c, h) in index.sequences {
             var elems: [Elem] = []
-            var marks: [ID: MarkInfo] = [:]
+            var marks: [OpID: MarkInfo] = [:]
             h.forEachRun(ends) { p, offset, count, visible in
                 var e = h.subRun(p.elem, offset, count)
                 e.deleted = !visible && e.kind.rawValue < 2
@@ -119,7 +119,7 @@ extension DocumentView {
         for (c, tree) in trees {
             for node in tree.nodes.keys { st.parents[.normal(id: node, type: .map)] = (c, .node(node)) }
         }
-        var doc = Document(peer: peer)
+        var doc = CRDTDocument(peer: peer)
         doc.s = st
         return doc
     }

@@ -1,13 +1,13 @@
 extension FugueSequence {
     /// The global element index (tombstones and anchors included) of the element holding `id`.
     /// - Complexity: O(log n · fanout).
-    func elementIndex(of id: ID) -> Int? {
+    func elementIndex(of id: OpID) -> Int? {
         guard let c = cursor(of: id) else { return nil }
         return prefix(of: c).elements
     }
 
     /// The left origin of the single element `id` (inside a run it is the previous element).
-    func originLeft(ofAtom id: ID) -> OptID? {
+    func originLeft(ofAtom id: OpID) -> OptID? {
         guard let c = cursor(of: id) else { return nil }
         let e = c.leaf.elems[c.index]
         return c.offset == 0 ? e.originLeft : OptID(peer: e.peer, counter: id.counter - 1)
@@ -105,7 +105,7 @@ extension FugueSequence {
     func deleteSpan(_ span: IDSpan, wantPositions: Bool = true, report: (Int, Int) -> Void) {
         var c = span.start
         while c < span.end {
-            let id = ID(peer: span.peer, counter: c)
+            let id = OpID(peer: span.peer, counter: c)
             guard let cur = splitBefore(id) else { return }
             let e = cur.leaf.elems[cur.index]
             let take = min(span.end - c, e.length)

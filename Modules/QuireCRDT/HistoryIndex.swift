@@ -5,20 +5,20 @@ import Synchronization
 /// atom `step` later (+1 for forward deletes, -1 for Backspace order, as Loro's signed spans).
 struct Deletion: Equatable {
     var peer: PeerID
-    var lo: Counter
-    var hi: Counter
-    var deleter: ID
+    var lo: OpCounter
+    var hi: OpCounter
+    var deleter: OpID
     var step: Int32
 
     /// The delete atom that removed `counter` (which must lie in `lo ..< hi`).
     /// - Complexity: O(1).
-    @inline(__always) func deleter(of counter: Counter) -> ID {
-        ID(peer: deleter.peer, counter: deleter.counter + step * (counter - lo))
+    @inline(__always) func deleter(of counter: OpCounter) -> OpID {
+        OpID(peer: deleter.peer, counter: deleter.counter + step * (counter - lo))
     }
 
     /// The targets removed by the deleting peer's atoms `a ..< b`, if any.
     /// - Complexity: O(1).
-    func clipped(toDeleters a: Counter, _ b: Counter) -> Deletion? {
+    func clipped(toDeleters a: OpCounter, _ b: OpCounter) -> Deletion? {
         let d0 = deleter.counter
         // Solve a <= d0 + step·(t - lo) < b for t.
         let from = step > 0 ? lo + (a - d0) : lo + (d0 - b) + 1
@@ -39,10 +39,10 @@ extension Op {
         for s in spans {
             let n = s.count
             if s.length > 0 {
-                body(Deletion(peer: s.peer, lo: s.start, hi: s.start + n, deleter: ID(peer: peer, counter: atom), step: 1))
+                body(Deletion(peer: s.peer, lo: s.start, hi: s.start + n, deleter: OpID(peer: peer, counter: atom), step: 1))
             } else {
                 // start, start-1, … were removed by atom, atom+1, …: the lowest target by the last atom.
-                body(Deletion(peer: s.peer, lo: s.start - n + 1, hi: s.start + 1, deleter: ID(peer: peer, counter: atom + n - 1), step: -1))
+                body(Deletion(peer: s.peer, lo: s.start - n + 1, hi: s.start + 1, deleter: OpID(peer: peer, counter: atom + n - 1), step: -1))
             }
             atom += n
         }
@@ -53,7 +53,7 @@ extension Op {
 /// counter was removed by `at`, the next ones by `at + step`, … (`slot`: the deleting peer).
 struct DeleterRef: Sendable {
     var slot: Int32
-    var at: Counter
+    var at: OpCounter
     var step: Int32
 }
 
@@ -61,8 +61,8 @@ struct DeleterRef: Sendable {
 /// the deletions covering it (more than one only when peers deleted the same text concurrently).
 struct DeletionIndex {
     struct Segment {
-        var lo: Counter
-        var hi: Counter
+        var lo: OpCounter
+        var hi: OpCounter
         /// `deleters[first ..< first + count]`, rebased at `lo`.
         var first: Int32
         var count: Int32
@@ -81,12 +81,12 @@ struct DeletionIndex {
             var out: [Segment] = []
             var active: [Deletion] = []
             var i = 0
-            var point: Counter = 0
+            var point: OpCounter = 0
             // Sweep over the boundaries; most deletions do not overlap, so `active` holds one.
             while i < sorted.count || !active.isEmpty {
                 if active.isEmpty { point = sorted[i].lo }
                 while i < sorted.count, sorted[i].lo <= point { active.append(sorted[i]); i += 1 }
-                var next = active.reduce(Counter.max) { min($0, $1.hi) }
+                var next = active.reduce(OpCounter.max) { min($0, $1.hi) }
                 if i < sorted.count { next = min(next, sorted[i].lo) }
                 let first = Int32(deleters.count)
                 for d in active {
@@ -102,7 +102,7 @@ struct DeletionIndex {
 
     /// The index of the first segment of `peer` ending after `counter`.
     /// - Complexity: O(log s).
-    static func firstSegment(_ segs: [Segment], after counter: Counter) -> Int {
+    static func firstSegment(_ segs: [Segment], after counter: OpCounter) -> Int {
         var lo = 0, hi = segs.count
         while lo < hi { let mid = (lo + hi) / 2; if segs[mid].hi <= counter { lo = mid + 1 } else { hi = mid } }
         return lo
@@ -135,14 +135,14 @@ struct SequenceHistory: Sendable {
     var pieces: [HistoryPiece] = []
     var deleters: [DeleterRef] = []
     var scalars: [Unicode.Scalar] = []
-    var values: [Value] = []
-    var marks: [ID: MarkInfo] = [:]
+    var values: [CRDTValue] = []
+    var marks: [OpID: MarkInfo] = [:]
     /// The text arena as UTF-8 and where each scalar starts in it (one more entry at the end),
     /// so that a version's text is a few memory copies instead of a loop over scalars.
     var utf8: [UInt8] = []
     var utf8Offsets: [Int32] = []
 
-    init(scalars: [Unicode.Scalar], values: [Value], marks: [ID: MarkInfo]) {
+    init(scalars: [Unicode.Scalar], values: [CRDTValue], marks: [OpID: MarkInfo]) {
         self.scalars = scalars
         self.values = values
         self.marks = marks
@@ -157,7 +157,7 @@ struct SequenceHistory: Sendable {
 
     /// The UTF-8 bytes of the visible text at the version `ends`.
     /// - Complexity: O(n) for n pieces, plus one copy per visible run.
-    func text(_ ends: [Counter]) -> String {
+    func text(_ ends: [OpCounter]) -> String {
         var runs: [(Int, Int)] = []
         var total = 0
         // A plain loop, not `forEachRun`: this runs once per checkout and closures are slow in debug builds.
@@ -214,7 +214,7 @@ struct SequenceHistory: Sendable {
     /// The state of `p` at the version whose end counters per slot are `ends`.
     /// - Complexity: O(deleters of the piece), one in the usual case.
     @inline(__always)
-    static func state(_ p: HistoryPiece, _ deleters: UnsafeBufferPointer<DeleterRef>, _ ends: UnsafeBufferPointer<Counter>) -> PieceState {
+    static func state(_ p: HistoryPiece, _ deleters: UnsafeBufferPointer<DeleterRef>, _ ends: UnsafeBufferPointer<OpCounter>) -> PieceState {
         // Plain comparisons instead of min/max: this is the inner loop of every checkout and the
         // generic functions are calls in debug builds.
         let length = p.elem.length
@@ -245,7 +245,7 @@ struct SequenceHistory: Sendable {
     /// Calls `body(piece, offset, count, visible)` for every run that exists at the version
     /// `ends`, in document order (tombstones and anchors included, future elements skipped).
     /// - Complexity: O(pieces).
-    func forEachRun(_ ends: [Counter], _ body: (HistoryPiece, Int32, Int32, Bool) -> Void) {
+    func forEachRun(_ ends: [OpCounter], _ body: (HistoryPiece, Int32, Int32, Bool) -> Void) {
         pieces.withUnsafeBufferPointer { ps in
             deleters.withUnsafeBufferPointer { ds in
                 ends.withUnsafeBufferPointer { es in
@@ -373,7 +373,7 @@ final class HistoryIndex: Sendable {
     /// A version as end counters per slot (peers the index does not know are left out: they
     /// own no element here).
     /// - Complexity: O(p).
-    func ends(_ vv: VersionVector) -> [Counter] { peers.map { vv[$0] } }
+    func ends(_ vv: VersionVector) -> [OpCounter] { peers.map { vv[$0] } }
 }
 
 /// The last history index a document storage built, shared by its readers under a lock.

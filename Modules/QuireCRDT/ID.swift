@@ -1,19 +1,19 @@
 /// A peer's identifier, a random 64-bit number as in Loro.
 public typealias PeerID = UInt64
 /// A per-peer operation counter; the n-th atomic operation of a peer has counter n - 1.
-public typealias Counter = Int32
+public typealias OpCounter = Int32
 /// A Lamport timestamp.
 public typealias Lamport = UInt32
 
 /// The identifier of one atomic operation: the peer that made it and that peer's counter.
-public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct OpID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The peer that created the operation.
     public var peer: PeerID
     /// The operation's counter within the peer.
-    public var counter: Counter
+    public var counter: OpCounter
 
     /// Creates an ID.
-    public init(peer: PeerID, counter: Counter) {
+    public init(peer: PeerID, counter: OpCounter) {
         self.peer = peer
         self.counter = counter
     }
@@ -21,11 +21,11 @@ public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The ID `n` atoms later in the same peer.
     /// - Complexity: O(1).
     @inline(__always)
-    public func advanced(by n: Int32) -> ID { ID(peer: peer, counter: counter &+ n) }
+    public func advanced(by n: Int32) -> OpID { OpID(peer: peer, counter: counter &+ n) }
 
     /// Orders by peer, then counter (a total order used for deterministic output only).
     /// - Complexity: O(1).
-    public static func < (a: ID, b: ID) -> Bool {
+    public static func < (a: OpID, b: OpID) -> Bool {
         a.peer != b.peer ? a.peer < b.peer : a.counter < b.counter
     }
 
@@ -38,12 +38,12 @@ public struct IDSpan: Hashable, Sendable {
     /// The peer.
     public var peer: PeerID
     /// The first counter.
-    public var start: Counter
+    public var start: OpCounter
     /// One past the last counter.
-    public var end: Counter
+    public var end: OpCounter
 
     /// Creates a span; `end` must not be below `start`.
-    public init(peer: PeerID, start: Counter, end: Counter) {
+    public init(peer: PeerID, start: OpCounter, end: OpCounter) {
         self.peer = peer
         self.start = start
         self.end = end
@@ -54,34 +54,34 @@ public struct IDSpan: Hashable, Sendable {
 
     /// Whether `id` lies in the span.
     /// - Complexity: O(1).
-    public func contains(_ id: ID) -> Bool { id.peer == peer && id.counter >= start && id.counter < end }
+    public func contains(_ id: OpID) -> Bool { id.peer == peer && id.counter >= start && id.counter < end }
 }
 
 /// A version vector: for each peer, one past the last counter known (Loro's convention).
 public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     /// The end counter per peer.
-    public private(set) var ends: [PeerID: Counter]
+    public private(set) var ends: [PeerID: OpCounter]
 
     /// The empty version.
     public init() { ends = [:] }
 
     /// Creates a version from explicit end counters.
-    public init(_ ends: [PeerID: Counter]) { self.ends = ends.filter { $0.value > 0 } }
+    public init(_ ends: [PeerID: OpCounter]) { self.ends = ends.filter { $0.value > 0 } }
 
     /// The end counter of `peer` (0 when unknown).
     /// - Complexity: O(1) expected.
     @inline(__always)
-    public subscript(peer: PeerID) -> Counter { ends[peer] ?? 0 }
+    public subscript(peer: PeerID) -> OpCounter { ends[peer] ?? 0 }
 
     /// Whether the operation `id` is included.
     /// - Complexity: O(1) expected.
     @inline(__always)
-    public func includes(_ id: ID) -> Bool { id.counter < self[id.peer] }
+    public func includes(_ id: OpID) -> Bool { id.counter < self[id.peer] }
 
     /// Raises the end of `peer` to at least `end`.
     /// - Complexity: O(1) expected.
     @inline(__always)
-    public mutating func extend(peer: PeerID, to end: Counter) {
+    public mutating func extend(peer: PeerID, to end: OpCounter) {
         if let i = ends.index(forKey: peer) {
             if ends.values[i] < end { ends.values[i] = end }
         } else if end > 0 {
@@ -137,10 +137,10 @@ public enum VersionOrder: Sendable, Equatable {
 /// The frontiers of a version: the IDs of the last operations that nothing else depends on.
 public struct Frontiers: Hashable, Sendable {
     /// The frontier IDs, sorted.
-    public private(set) var ids: [ID]
+    public private(set) var ids: [OpID]
 
     /// Creates frontiers from IDs (order does not matter; duplicates removed).
-    public init(_ ids: [ID] = []) { self.ids = Array(Set(ids)).sorted() }
+    public init(_ ids: [OpID] = []) { self.ids = Array(Set(ids)).sorted() }
 
     /// Whether there are no frontier IDs (the empty version).
     public var isEmpty: Bool { ids.isEmpty }
@@ -148,7 +148,7 @@ public struct Frontiers: Hashable, Sendable {
     /// Records a new change `first ..< last+1` whose dependencies are `deps`: the deps leave the
     /// frontier and the change's last ID joins it.
     /// - Complexity: O(f · d) for f frontier and d dependency IDs.
-    mutating func advance(lastID: ID, deps: [ID]) {
+    mutating func advance(lastID: OpID, deps: [OpID]) {
         if ids.count == 1, deps.count == 1, ids[0] == deps[0] { ids[0] = lastID; return }
         ids.removeAll { f in f.peer == lastID.peer || deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }
         ids.append(lastID)
@@ -157,5 +157,5 @@ public struct Frontiers: Hashable, Sendable {
 
     /// Replaces the single frontier ID (a local change following its own previous one).
     /// - Complexity: O(1).
-    mutating func replaceSingle(with id: ID) { ids[0] = id }
+    mutating func replaceSingle(with id: OpID) { ids[0] = id }
 }

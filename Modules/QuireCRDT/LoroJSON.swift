@@ -4,8 +4,8 @@
 ///
 /// Peer IDs are real 64-bit IDs here; the text form replaces them with indexes into a `peers`
 /// table of decimal strings, as Loro does. Positions in the operations are counted at each
-/// change's dependencies (Loro's ops are position-based), see ``Document/exportJSONUpdates(from:to:)``
-/// and ``Document/importJSONUpdates(_:)-(LoroJSONUpdates)``.
+/// change's dependencies (Loro's ops are position-based), see ``CRDTDocument/exportJSONUpdates(from:to:)``
+/// and ``CRDTDocument/importJSONUpdates(_:)-(LoroJSONUpdates)``.
 public struct LoroJSONUpdates: Sendable, Hashable {
     /// The schema version this build reads and writes.
     public static let schemaVersion = 1
@@ -25,11 +25,11 @@ public struct LoroJSONUpdates: Sendable, Hashable {
 /// One change: consecutive operations of one peer, with Lamport timestamp and dependencies.
 public struct LoroJSONChange: Sendable, Hashable {
     /// The ID of the first operation.
-    public var id: ID
+    public var id: OpID
     /// Unix time of the commit (QuireCRDT does not record timestamps; it exports 0).
     public var timestamp: Int64
     /// The frontiers the change was made on.
-    public var deps: [ID]
+    public var deps: [OpID]
     /// The Lamport timestamp of the first operation.
     public var lamport: Lamport
     /// The commit message (QuireCRDT does not record messages; it exports null).
@@ -38,7 +38,7 @@ public struct LoroJSONChange: Sendable, Hashable {
     public var ops: [LoroJSONOp]
 
     /// Creates a change.
-    public init(id: ID, timestamp: Int64 = 0, deps: [ID], lamport: Lamport, message: String? = nil, ops: [LoroJSONOp]) {
+    public init(id: OpID, timestamp: Int64 = 0, deps: [OpID], lamport: Lamport, message: String? = nil, ops: [LoroJSONOp]) {
         self.id = id
         self.timestamp = timestamp
         self.deps = deps
@@ -57,7 +57,7 @@ public struct LoroJSONOp: Sendable, Hashable {
     /// The container the operation applies to.
     public var container: ContainerID
     /// The counter of the operation's first atom.
-    public var counter: Counter
+    public var counter: OpCounter
     /// What the operation does (fixed, because ``length`` follows from it).
     public let content: LoroJSONOpContent
     /// The number of atoms the operation occupies (scalars inserted, elements deleted, else 1).
@@ -65,7 +65,7 @@ public struct LoroJSONOp: Sendable, Hashable {
 
     /// Creates an operation.
     /// - Complexity: O(length of inserted text).
-    public init(container: ContainerID, counter: Counter, content: LoroJSONOpContent) {
+    public init(container: ContainerID, counter: OpCounter, content: LoroJSONOpContent) {
         self.container = container
         self.counter = counter
         self.content = content
@@ -84,17 +84,17 @@ public enum LoroJSONOpContent: Sendable, Hashable {
     /// Text: `{"type":"insert","pos","text"}`.
     case insertText(position: Int, text: String)
     /// List: `{"type":"insert","pos","value":[…]}`.
-    case insertValues(position: Int, values: [Value])
+    case insertValues(position: Int, values: [CRDTValue])
     /// Text or list: `{"type":"delete","pos","len","start_id"}`; a negative `length` deletes
     /// backwards from `position` (Backspace), and `startID` is the leftmost deleted element.
-    case delete(position: Int, length: Int, startID: ID)
+    case delete(position: Int, length: Int, startID: OpID)
     /// Text: the first atom of a mark, `{"type":"mark","start","end","style_key","style_value","info"}`;
     /// `info` holds the expand bits (before `0x02`, after `0x04`) and `0x80`.
-    case mark(start: Int, end: Int, key: String, value: Value, info: UInt8)
+    case mark(start: Int, end: Int, key: String, value: CRDTValue, info: UInt8)
     /// Text: the second atom of a mark, `{"type":"mark_end"}`.
     case markEnd
     /// Map: `{"type":"insert","key","value"}`.
-    case mapInsert(key: String, value: Value)
+    case mapInsert(key: String, value: CRDTValue)
     /// Map: `{"type":"delete","key"}`.
     case mapDelete(key: String)
     /// Tree: `{"type":"create","target","parent","fractional_index"}`.

@@ -92,14 +92,14 @@ struct LoroJSONDecoder {
 
     /// `{"peer decimal": counter}`: real peer IDs, as Loro writes start versions.
     static func frontiers(_ r: inout JSONReader) throws(LoroJSONError) -> Frontiers {
-        var ids: [ID] = []
+        var ids: [OpID] = []
         try r.readObject { (r, key) throws(LoroJSONError) in
             let name = r.keyString(key)
             guard let peer = PeerID(name) else { throw .schema(path: "$.start_version", reason: "a peer must be a u64 in decimal, got \"\(name)\"") }
-            guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(Counter.max) else {
+            guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(OpCounter.max) else {
                 throw .schema(path: "$.start_version[\"\(name)\"]", reason: "expected a non-negative counter")
             }
-            ids.append(ID(peer: peer, counter: Counter(c)))
+            ids.append(OpID(peer: peer, counter: OpCounter(c)))
         }
         return Frontiers(ids)
     }
@@ -120,23 +120,23 @@ struct LoroJSONDecoder {
     }
 
     /// `counter@peer` with the peer resolved through the table.
-    static func id(_ s: Substring, _ peers: [PeerID]?) throws(LoroJSONError) -> ID {
+    static func id(_ s: Substring, _ peers: [PeerID]?) throws(LoroJSONError) -> OpID {
         let parts = s.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let c = Counter(parts[0]), c >= 0, let p = UInt64(parts[1]) else {
+        guard parts.count == 2, let c = OpCounter(parts[0]), c >= 0, let p = UInt64(parts[1]) else {
             throw .schema(path: "", reason: "expected an ID \"counter@peer\", got \"\(s)\"")
         }
-        return ID(peer: try peer(p, peers), counter: c)
+        return OpID(peer: try peer(p, peers), counter: c)
     }
 
-    static func id(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> ID {
+    static func id(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> OpID {
         guard let range = try r.readUnescapedString() else { return try id(Substring(try r.readString()), peers) }
         // Fast path: "counter@peer" read straight from the bytes; anything else gets the full check and its message.
-        if let id = parseID(r.bytes, range) { return ID(peer: try peer(id.peer, peers), counter: id.counter) }
+        if let id = parseID(r.bytes, range) { return OpID(peer: try peer(id.peer, peers), counter: id.counter) }
         return try id(Substring(String(decoding: r.bytes[range], as: UTF8.self)), peers)
     }
 
     /// `counter@peer` in ASCII digits (peer not yet resolved through the table); nil otherwise.
-    static func parseID(_ bytes: [UInt8], _ range: Range<Int>) -> (peer: UInt64, counter: Counter)? {
+    static func parseID(_ bytes: [UInt8], _ range: Range<Int>) -> (peer: UInt64, counter: OpCounter)? {
         var i = range.lowerBound
         var counter: Int64 = 0
         let counterStart = i
@@ -144,7 +144,7 @@ struct LoroJSONDecoder {
             counter = counter * 10 + Int64(bytes[i] - 0x30)
             i += 1
         }
-        guard i > counterStart, i < range.upperBound, bytes[i] == UInt8(ascii: "@"), counter <= Int64(Counter.max) else { return nil }
+        guard i > counterStart, i < range.upperBound, bytes[i] == UInt8(ascii: "@"), counter <= Int64(OpCounter.max) else { return nil }
         i += 1
         let peerStart = i
         var peer: UInt64 = 0
@@ -156,7 +156,7 @@ struct LoroJSONDecoder {
             i += 1
         }
         guard i == range.upperBound, i > peerStart else { return nil }
-        return (peer, Counter(counter))
+        return (peer, OpCounter(counter))
     }
 
     /// `cid:root-NAME:Type` or `cid:COUNTER@PEER:Type`.
@@ -186,9 +186,9 @@ struct LoroJSONDecoder {
     }
 
     static func change(_ r: inout JSONReader, peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONChange {
-        var id: ID?
+        var id: OpID?
         var timestamp: Int64 = 0
-        var deps: [ID]?
+        var deps: [OpID]?
         var lamport: Lamport?
         var message: String?
         var ops: [LoroJSONOp]?
@@ -199,7 +199,7 @@ struct LoroJSONDecoder {
                 guard case .int(let t) = try r.readNumber() else { throw .schema(path: ".timestamp", reason: "expected an integer") }
                 timestamp = t
             } else if r.key(key, is: "deps") {
-                var list: [ID] = []
+                var list: [OpID] = []
                 try r.readArray { (r, i) throws(LoroJSONError) in
                     do throws(LoroJSONError) { list.append(try Self.id(&r, peers)) } catch { throw error.prefixed(".deps[\(i)]") }
                 }
@@ -236,7 +236,7 @@ struct LoroJSONDecoder {
             guard op.length > 0 else { throw .schema(path: ".ops[\(i)]", reason: "an op must span at least one atom") }
             expected += Int64(op.length)
         }
-        guard expected <= Int64(Counter.max) else { throw .schema(path: ".ops", reason: "counters overflow") }
+        guard expected <= Int64(OpCounter.max) else { throw .schema(path: ".ops", reason: "counters overflow") }
         return LoroJSONChange(id: id, timestamp: timestamp, deps: deps, lamport: lamport, message: message, ops: ops)
     }
 
@@ -245,7 +245,7 @@ struct LoroJSONDecoder {
 
     static func op(_ r: inout JSONReader, peers: [PeerID]?, cache: inout ContainerCache) throws(LoroJSONError) -> LoroJSONOp {
         var container: ContainerID?
-        var counter: Counter?
+        var counter: OpCounter?
         var content: LoroJSONOpContent?
         var deferredContent: Int?
         try r.readObject { (r, key) throws(LoroJSONError) in
@@ -260,10 +260,10 @@ struct LoroJSONDecoder {
                 let s = try r.readString()
                 do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
             } else if r.key(key, is: "counter") {
-                guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(Counter.max) else {
+                guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(OpCounter.max) else {
                     throw .schema(path: ".counter", reason: "expected a non-negative counter")
                 }
-                counter = Counter(c)
+                counter = OpCounter(c)
             } else if r.key(key, is: "content") {
                 if let container {
                     do throws(LoroJSONError) { content = try Self.content(&r, container.type, peers) } catch { throw error.prefixed(".content") }
@@ -291,17 +291,17 @@ struct LoroJSONDecoder {
         var type: String?
         var pos: Int64?
         var len: Int64?
-        var startID: ID?
+        var startID: OpID?
         var text: String?
-        var value: Value?
+        var value: CRDTValue?
         var key: String?
         var start: Int64?
         var end: Int64?
         var styleKey: String?
-        var styleValue: Value?
+        var styleValue: CRDTValue?
         var info: Int64?
-        var target: ID?
-        var parent: ID??
+        var target: OpID?
+        var parent: OpID??
         var fractionalIndex: [UInt8]?
     }
 
@@ -409,11 +409,11 @@ struct LoroJSONDecoder {
 
     /// A LoroValue: JSON scalars, arrays and objects; integers beyond Int64 become doubles (as
     /// Loro reads them); strings starting with `🦜:` are container references.
-    static func value(_ r: inout JSONReader, _ peers: [PeerID]?, depth: Int) throws(LoroJSONError) -> Value {
+    static func value(_ r: inout JSONReader, _ peers: [PeerID]?, depth: Int) throws(LoroJSONError) -> CRDTValue {
         guard depth < 128 else { throw .schema(path: "", reason: "values nested deeper than 128") }
         switch r.peek() {
         case UInt8(ascii: "{"):
-            var map: [String: Value] = [:]
+            var map: [String: CRDTValue] = [:]
             try r.readObject { (r, key) throws(LoroJSONError) in
                 var keyReader = r
                 keyReader.offset = key.lowerBound - 1
@@ -422,7 +422,7 @@ struct LoroJSONDecoder {
             }
             return .map(map)
         case UInt8(ascii: "["):
-            var list: [Value] = []
+            var list: [CRDTValue] = []
             try r.readArray { (r, i) throws(LoroJSONError) in
                 do throws(LoroJSONError) { list.append(try Self.value(&r, peers, depth: depth + 1)) } catch { throw error.prefixed("[\(i)]") }
             }
@@ -462,7 +462,7 @@ struct LoroJSONEncoder {
         if peerIndex[p] == nil { peerIndex[p] = peers.count; peers.append(p) }
     }
 
-    private mutating func register(_ v: Value) {
+    private mutating func register(_ v: CRDTValue) {
         switch v {
         case .container(let c): if case .normal(let id, _) = c { register(id.peer) }
         case .list(let l): for x in l { register(x) }
@@ -492,7 +492,7 @@ struct LoroJSONEncoder {
         }
     }
 
-    private func idText(_ id: ID) -> String { "\(id.counter)@\(peerIndex[id.peer]!)" }
+    private func idText(_ id: OpID) -> String { "\(id.counter)@\(peerIndex[id.peer]!)" }
 
     private func containerText(_ c: ContainerID) -> String { Self.containerText(c, peerIndex) }
 
@@ -610,7 +610,7 @@ struct LoroJSONEncoder {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private mutating func write(_ value: Value) {
+    private mutating func write(_ value: CRDTValue) {
         writeValue(value, &writer) { [peerIndex] c in Self.containerText(c, peerIndex) }
     }
 }
@@ -618,7 +618,7 @@ struct LoroJSONEncoder {
 /// Writes a value as Loro's JSON form: binary as an array of bytes, containers as `🦜:cid:…`
 /// spelled by `container` (with a compressed or a real peer).
 /// - Complexity: O(size of the value).
-func writeValue(_ value: Value, _ w: inout JSONWriter, container: (ContainerID) -> String) {
+func writeValue(_ value: CRDTValue, _ w: inout JSONWriter, container: (ContainerID) -> String) {
     switch value {
     case .null: w.raw("null")
     case .bool(let b): if b { w.raw("true") } else { w.raw("false") }

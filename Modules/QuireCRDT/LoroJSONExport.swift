@@ -1,4 +1,4 @@
-extension Document {
+extension CRDTDocument {
     /// Exports the committed changes in `to − from` as Loro JSON updates (Loro's
     /// `export_json_updates(start_vv, end_vv)`); `to` nil means everything. Write them with
     /// ``LoroJSONUpdates/jsonString(prettyPrinted:)``.
@@ -26,7 +26,7 @@ extension Document {
 
 extension Change {
     /// The part of this change before counter `end` (nil when nothing is left).
-    func prefix(upTo end: Counter) -> Change? {
+    func prefix(upTo end: OpCounter) -> Change? {
         guard end > counter else { return nil }
         guard end < self.end else { return self }
         var kept: [Op] = []
@@ -62,7 +62,7 @@ struct LoroJSONExporter {
         return graph!.frontiers(of: vv)
     }
 
-    /// - Complexity: see ``Document/exportJSONUpdates(from:to:)``.
+    /// - Complexity: see ``CRDTDocument/exportJSONUpdates(from:to:)``.
     mutating func convert(_ change: Change) -> LoroJSONChange {
         let peer = change.peer
         var scope = ChangeTrackers(peer: peer, deps: change.deps)
@@ -129,7 +129,7 @@ struct LoroJSONExporter {
                 case .deleted: content = .treeDelete(target: node)
                 case .root, .node:
                     let p: TreeID? = if case .node(let id) = parent { id } else { nil }
-                    content = node == ID(peer: peer, counter: op.counter)
+                    content = node == OpID(peer: peer, counter: op.counter)
                         ? .treeCreate(target: node, parent: p, fractionalIndex: position)
                         : .treeMove(target: node, parent: p, fractionalIndex: position)
                 }
@@ -137,26 +137,26 @@ struct LoroJSONExporter {
             }
         }
         scope.finish(end: change.end)
-        return LoroJSONChange(id: ID(peer: peer, counter: change.counter), timestamp: 0, deps: change.deps, lamport: change.lamport, message: nil, ops: out)
+        return LoroJSONChange(id: OpID(peer: peer, counter: change.counter), timestamp: 0, deps: change.deps, lamport: change.lamport, message: nil, ops: out)
     }
 
     /// Splits one delete span into Loro delete ops whose targets are contiguous at the tracker's
     /// version (Loro's ops are position ranges), in atom order, and applies them.
     /// - Complexity: O(k · log n) for k deleted atoms.
-    static func deletePieces(_ d: DelSpan, atom: inout Counter, tracker t: VersionTracker, container c: ContainerID, into out: inout [LoroJSONOp]) {
+    static func deletePieces(_ d: DelSpan, atom: inout OpCounter, tracker t: VersionTracker, container c: ContainerID, into out: inout [LoroJSONOp]) {
         let n = d.count
         var i: Int32 = 0
         while i < n {
             var m: Int32 = 1
             if d.length > 0 {
-                let first = ID(peer: d.peer, counter: d.start + i)
+                let first = OpID(peer: d.peer, counter: d.start + i)
                 let p = t.position(of: first) ?? 0
                 while i + m < n, t.isActive(first.advanced(by: m)), t.position(of: first.advanced(by: m)) == p + Int(m) { m += 1 }
                 out.append(LoroJSONOp(container: c, counter: atom, content: .delete(position: p, length: Int(m), startID: first)))
                 t.update(IDSpan(peer: d.peer, start: first.counter, end: first.counter + m), future: nil, deleteDelta: 1)
             } else {
                 // Backward (Backspace): atom i removes the element left of the previous one.
-                let last = ID(peer: d.peer, counter: d.start - i)
+                let last = OpID(peer: d.peer, counter: d.start - i)
                 let p = t.position(of: last) ?? 0
                 while i + m < n, t.isActive(last.advanced(by: -m)), t.position(of: last.advanced(by: -m)) == p - Int(m) { m += 1 }
                 let leftmost = last.advanced(by: -(m - 1))

@@ -6,7 +6,7 @@ struct PendingJSONChange {
     var source: String
 }
 
-extension Document {
+extension CRDTDocument {
     /// Imports Loro JSON updates text (see ``importJSONUpdates(_:)-(LoroJSONUpdates)``).
     /// - Complexity: O(size of the text) plus the import.
     @discardableResult
@@ -50,7 +50,7 @@ extension Document {
         for (i, change) in updates.changes.enumerated() { candidates.append(PendingJSONChange(change: change, source: "$.changes[\(i)]")) }
         var importer = LoroJSONImporter(storage: s)
         let (converted, waiting) = try importer.convertReady(candidates)
-        let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + Counter($0.change.length)) }
+        let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + OpCounter($0.change.length)) }
         if converted.isEmpty && waiting.map(\.change.id).sorted() == s.pendingJSON.map(\.change.id).sorted() {
             // Nothing new (duplicates only, or still waiting): leave the storage unshared.
             return ImportStatus(applied: [], pending: s.pending.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) } + waitingSpans, event: nil)
@@ -77,7 +77,7 @@ struct LoroJSONImporter {
     private var history: TrackedOpIndex?
     /// Built the first time a change does not follow a tracker's version.
     private var graph: CausalGraph?
-    private var convertedSpans: [(peer: PeerID, start: Counter, end: Counter, deps: [ID])] = []
+    private var convertedSpans: [(peer: PeerID, start: OpCounter, end: OpCounter, deps: [OpID])] = []
 
     init(storage: DocStorage) {
         self.storage = storage
@@ -86,7 +86,7 @@ struct LoroJSONImporter {
 
     /// Converts every candidate whose dependencies are (or become) known, oldest first; returns
     /// the converted changes and the candidates still waiting.
-    /// - Complexity: see ``Document/importJSONUpdates(_:)-(LoroJSONUpdates)``.
+    /// - Complexity: see ``CRDTDocument/importJSONUpdates(_:)-(LoroJSONUpdates)``.
     mutating func convertReady(_ candidates: [PendingJSONChange]) throws(LoroJSONError) -> ([Change], [PendingJSONChange]) {
         var remaining = candidates.sorted {
             $0.change.lamport != $1.change.lamport ? $0.change.lamport < $1.change.lamport : $0.change.id.peer < $1.change.id.peer
@@ -100,7 +100,7 @@ struct LoroJSONImporter {
                 let change = candidate.change
                 let peer = change.id.peer
                 let have = known[peer]
-                let end = change.id.counter + Counter(change.length)
+                let end = change.id.counter + OpCounter(change.length)
                 if end <= have { continue }
                 if change.id.counter > have || !change.deps.allSatisfy({ known.includes($0) }) {
                     waiting.append(candidate)
@@ -115,7 +115,7 @@ struct LoroJSONImporter {
         }
         // The same change may arrive again while it waits: keep one copy, the longest.
         var kept: [PendingJSONChange] = []
-        var slot: [ID: Int] = [:]
+        var slot: [OpID: Int] = [:]
         for candidate in remaining {
             if let i = slot[candidate.change.id] {
                 if candidate.change.length > kept[i].change.length { kept[i] = candidate }
@@ -130,12 +130,12 @@ struct LoroJSONImporter {
     /// The part of a change from counter `k` on, as Loro slices changes (a cut insert moves its
     /// position by the dropped atoms; a cut backward delete moves its position back); also
     /// returns how many leading ops were dropped.
-    static func slice(_ change: LoroJSONChange, from k: Counter, source: String) throws(LoroJSONError) -> (LoroJSONChange, Int) {
+    static func slice(_ change: LoroJSONChange, from k: OpCounter, source: String) throws(LoroJSONError) -> (LoroJSONChange, Int) {
         guard k > change.id.counter else { return (change, 0) }
         var ops: [LoroJSONOp] = []
         var dropped = 0
         for op in change.ops {
-            let end = op.counter + Counter(op.length)
+            let end = op.counter + OpCounter(op.length)
             if end <= k { dropped += 1; continue }
             if op.counter >= k { ops.append(op); continue }
             let cut = Int(k - op.counter)
@@ -154,7 +154,7 @@ struct LoroJSONImporter {
             ops.append(LoroJSONOp(container: op.container, counter: k, content: content))
         }
         let cut = k - change.id.counter
-        return (LoroJSONChange(id: ID(peer: change.id.peer, counter: k), timestamp: change.timestamp, deps: [ID(peer: change.id.peer, counter: k - 1)],
+        return (LoroJSONChange(id: OpID(peer: change.id.peer, counter: k), timestamp: change.timestamp, deps: [OpID(peer: change.id.peer, counter: k - 1)],
                                lamport: change.lamport + Lamport(cut), message: change.message, ops: ops), dropped)
     }
 
@@ -195,7 +195,7 @@ struct LoroJSONImporter {
                 ops.append(Op(container: c, counter: op.counter, content: .insertText(left: left, right: right, scalars)))
             case let .insertValues(pos, values):
                 for (k, v) in values.enumerated() {
-                    try Self.checkCreatedContainer(v, expected: ID(peer: peer, counter: op.counter + Counter(k)), path: "\(path).content.value[\(k)]")
+                    try Self.checkCreatedContainer(v, expected: OpID(peer: peer, counter: op.counter + OpCounter(k)), path: "\(path).content.value[\(k)]")
                 }
                 let t = tracker(c)
                 guard let (left, right) = t.insert(at: pos, peer: peer, counter: op.counter, length: Int32(values.count)) else {
@@ -239,13 +239,13 @@ struct LoroJSONImporter {
             case .markEnd:
                 throw .invalidOperation(path: path, reason: "mark_end without the mark before it")
             case let .mapInsert(key, value):
-                try Self.checkCreatedContainer(value, expected: ID(peer: peer, counter: op.counter), path: "\(path).content.value")
+                try Self.checkCreatedContainer(value, expected: OpID(peer: peer, counter: op.counter), path: "\(path).content.value")
                 ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: value)))
             case let .mapDelete(key):
                 ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: nil)))
             case let .treeCreate(node, parent, index):
-                guard node == ID(peer: peer, counter: op.counter) else {
-                    throw .invalidOperation(path: "\(path).content.target", reason: "a created node must have the op's ID \(ID(peer: peer, counter: op.counter)), got \(node)")
+                guard node == OpID(peer: peer, counter: op.counter) else {
+                    throw .invalidOperation(path: "\(path).content.target", reason: "a created node must have the op's ID \(OpID(peer: peer, counter: op.counter)), got \(node)")
                 }
                 ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: parent.map { .node($0) } ?? .root, position: index)))
             case let .treeMove(node, parent, index):
@@ -255,7 +255,7 @@ struct LoroJSONImporter {
             }
             j += 1
         }
-        let end = change.id.counter + Counter(change.length)
+        let end = change.id.counter + OpCounter(change.length)
         scope.finish(end: end)
         convertedSpans.append((peer, change.id.counter, end, change.deps))
         graph?.add(peer: peer, start: change.id.counter, end: end, deps: change.deps)
@@ -263,7 +263,7 @@ struct LoroJSONImporter {
     }
 
     /// The version vector of `deps` over the document's history and the converted changes.
-    private mutating func versionVector(of deps: [ID]) -> VersionVector {
+    private mutating func versionVector(of deps: [OpID]) -> VersionVector {
         if graph == nil {
             var g = CausalGraph(history: storage.changes)
             for s in convertedSpans { g.add(peer: s.peer, start: s.start, end: s.end, deps: s.deps) }
@@ -274,7 +274,7 @@ struct LoroJSONImporter {
 
     /// Moves a tracker to `target`; going below the document's version first indexes the
     /// document's history and makes the tracker's delete counts exact.
-    private mutating func move(_ t: VersionTracker, _ c: ContainerID, to target: VersionVector, frontiers: [ID]) {
+    private mutating func move(_ t: VersionTracker, _ c: ContainerID, to target: VersionVector, frontiers: [OpID]) {
         let docVersion = storage.version
         let crossesHistory = (t.version.spans(notIn: target) + target.spans(notIn: t.version)).contains { $0.start < docVersion[$0.peer] }
         if crossesHistory {
@@ -290,7 +290,7 @@ struct LoroJSONImporter {
 
     /// A value that creates a child container must name the container by its op's ID (Loro's rule);
     /// other values may not hold container references at all.
-    static func checkCreatedContainer(_ v: Value, expected: ID, path: String) throws(LoroJSONError) {
+    static func checkCreatedContainer(_ v: CRDTValue, expected: OpID, path: String) throws(LoroJSONError) {
         if case .container(let cid) = v {
             guard case .normal(let id, _) = cid, id == expected else {
                 throw .invalidOperation(path: path, reason: "a created child container must have the op's ID \(expected), got \(cid)")
@@ -300,7 +300,7 @@ struct LoroJSONImporter {
         try checkNoContainers(v, path: path)
     }
 
-    static func checkNoContainers(_ v: Value, path: String) throws(LoroJSONError) {
+    static func checkNoContainers(_ v: CRDTValue, path: String) throws(LoroJSONError) {
         switch v {
         case .container(let cid): throw .invalidOperation(path: path, reason: "container \(cid) nested inside a value")
         case .list(let l): for x in l { try checkNoContainers(x, path: path) }
@@ -312,14 +312,14 @@ struct LoroJSONImporter {
 
 extension TrackedOp {
     /// An op that inserts its own atoms.
-    init(counter: Counter, length: Int32) {
+    init(counter: OpCounter, length: Int32) {
         self.counter = counter
         self.length = length
         deletes = nil
     }
 
     /// A delete op.
-    init(counter: Counter, length: Int32, deletes: [DelSpan]) {
+    init(counter: OpCounter, length: Int32, deletes: [DelSpan]) {
         self.counter = counter
         self.length = length
         self.deletes = deletes

@@ -16,20 +16,20 @@ enum ElemKind: UInt8 {
 /// An optional ID packed without the Optional tag (peer `UInt64.max` means none).
 struct OptID: Equatable {
     var peer: PeerID
-    var counter: Counter
+    var counter: OpCounter
     static let none = OptID(peer: .max, counter: 0)
-    @inline(__always) init(peer: PeerID, counter: Counter) { self.peer = peer; self.counter = counter }
-    @inline(__always) init(_ id: ID?) {
+    @inline(__always) init(peer: PeerID, counter: OpCounter) { self.peer = peer; self.counter = counter }
+    @inline(__always) init(_ id: OpID?) {
         if let id { peer = id.peer; counter = id.counter } else { self = .none }
     }
-    @inline(__always) var id: ID? { peer == .max ? nil : ID(peer: peer, counter: counter) }
+    @inline(__always) var id: OpID? { peer == .max ? nil : OpID(peer: peer, counter: counter) }
 }
 
 /// A run of consecutive sequence elements: same peer, consecutive counters and Lamports, each
 /// element's left origin the previous one, and one shared right origin (Loro's FugueSpan).
 struct Elem {
     var peer: PeerID
-    var counter: Counter
+    var counter: OpCounter
     var lamport: Lamport
     var length: Int32
     var originLeft: OptID
@@ -46,9 +46,9 @@ struct Elem {
     var trackerStatus: UInt16 = 0
 
     @inline(__always) var visible: Bool { !deleted && kind.rawValue < 2 }
-    @inline(__always) var id: ID { ID(peer: peer, counter: counter) }
-    @inline(__always) var lastID: ID { ID(peer: peer, counter: counter + length - 1) }
-    @inline(__always) func contains(_ id: ID) -> Bool {
+    @inline(__always) var id: OpID { OpID(peer: peer, counter: counter) }
+    @inline(__always) var lastID: OpID { OpID(peer: peer, counter: counter + length - 1) }
+    @inline(__always) func contains(_ id: OpID) -> Bool {
         id.peer == peer && id.counter >= counter && id.counter < counter + length
     }
     @inline(__always) var summary: SeqSummary {
@@ -105,8 +105,8 @@ struct SeqCursor {
 
 /// A run of the ID index: counters `start ..< end` of one peer live in `leaf`.
 struct IndexRun {
-    var start: Counter
-    var end: Counter
+    var start: OpCounter
+    var end: OpCounter
     unowned(unsafe) var leaf: SeqNode
 }
 
@@ -120,7 +120,7 @@ final class FugueSequence {
     /// Text content: every scalar ever inserted, in arrival order.
     @exclusivity(unchecked) var scalars: [Unicode.Scalar] = []
     /// List content: every value ever inserted.
-    @exclusivity(unchecked) var values: [Value] = []
+    @exclusivity(unchecked) var values: [CRDTValue] = []
     /// Where each peer's elements live: peer → slot, and per slot the sorted index runs.
     @exclusivity(unchecked) var indexSlots: [PeerID: Int] = [:]
     @exclusivity(unchecked) var indexPeers: [PeerID] = []
@@ -129,9 +129,9 @@ final class FugueSequence {
     @exclusivity(unchecked) var hotSlot = 0
     /// The run the last local insert extended and the visible position right after it; any
     /// other structural change clears it (the typing fast path).
-    @exclusivity(unchecked) var typing: (leaf: SeqNode, index: Int, end: Counter, position: Int)?
+    @exclusivity(unchecked) var typing: (leaf: SeqNode, index: Int, end: OpCounter, position: Int)?
     /// The marks of a text: mark ID (its start anchor's ID) to style.
-    @exclusivity(unchecked) var marks: [ID: MarkInfo] = [:]
+    @exclusivity(unchecked) var marks: [OpID: MarkInfo] = [:]
 
     init() {
         root = SeqNode(leaf: true)
@@ -219,7 +219,7 @@ final class FugueSequence {
 
     /// Records that counters `start ..< end` of `peer` live in `leaf`.
     /// - Complexity: O(log r + k) for r runs of the peer, k runs overwritten (plus array shifting).
-    func assignIndex(peer: PeerID, start: Counter, end: Counter, leaf: SeqNode) {
+    func assignIndex(peer: PeerID, start: OpCounter, end: OpCounter, leaf: SeqNode) {
         let s: Int
         if let existing = slot(of: peer) {
             s = existing
@@ -240,7 +240,7 @@ final class FugueSequence {
         return indexSlots[peer]
     }
 
-    private static func assign(_ runs: inout [IndexRun], start: Counter, end: Counter, leaf: SeqNode) {
+    private static func assign(_ runs: inout [IndexRun], start: OpCounter, end: OpCounter, leaf: SeqNode) {
         // Fast path: append or extend at the end.
         if let last = runs.last, last.end <= start {
             if last.end == start && last.leaf === leaf { runs[runs.count - 1].end = end } else {
@@ -282,7 +282,7 @@ final class FugueSequence {
 
     /// The index run holding `id`, if the element exists.
     /// - Complexity: O(log r).
-    @inline(__always) func run(containing id: ID) -> IndexRun? {
+    @inline(__always) func run(containing id: OpID) -> IndexRun? {
         guard let s = slot(of: id.peer) else { return nil }
         return indexRuns[s].withUnsafeBufferPointer { runs in
             var lo = 0, hi = runs.count
@@ -294,15 +294,15 @@ final class FugueSequence {
 
     /// The leaf holding `id`, if the element exists.
     /// - Complexity: O(log r).
-    @inline(__always) func leaf(of id: ID) -> SeqNode? { run(containing: id)?.leaf }
+    @inline(__always) func leaf(of id: OpID) -> SeqNode? { run(containing: id)?.leaf }
 
     /// One past the last counter of the index run holding `id`, when `id` is known.
     /// - Complexity: O(log r).
-    func knownEnd(from id: ID) -> Counter? { run(containing: id)?.end }
+    func knownEnd(from id: OpID) -> OpCounter? { run(containing: id)?.end }
 
     /// The cursor at `id` (element containing it, offset inside).
     /// - Complexity: O(log r + L) for leaf capacity L.
-    func cursor(of id: ID) -> SeqCursor? {
+    func cursor(of id: OpID) -> SeqCursor? {
         guard let leaf = leaf(of: id) else { return nil }
         for (i, e) in leaf.elems.enumerated() where e.contains(id) {
             return SeqCursor(leaf: leaf, index: i, offset: id.counter - e.counter)
@@ -436,7 +436,7 @@ final class FugueSequence {
     }
 
     /// Ensures an element boundary right before `id`; returns the cursor of the element starting there.
-    func splitBefore(_ id: ID) -> SeqCursor? {
+    func splitBefore(_ id: OpID) -> SeqCursor? {
         guard var c = cursor(of: id) else { return nil }
         if c.offset > 0 {
             if let i = split(c.leaf, c.index, at: c.offset) { return SeqCursor(leaf: c.leaf, index: i, offset: 0) }
@@ -446,7 +446,7 @@ final class FugueSequence {
     }
 
     /// Ensures an element boundary right after `id`; returns the cursor of the element ending there.
-    func splitAfter(_ id: ID) -> SeqCursor? {
+    func splitAfter(_ id: OpID) -> SeqCursor? {
         guard let c = cursor(of: id) else { return nil }
         let e = c.leaf.elems[c.index]
         if c.offset + 1 < e.length {
@@ -608,8 +608,8 @@ final class FugueSequence {
     }
 
     /// The visible list values.
-    func listValues() -> [Value] {
-        var out: [Value] = []
+    func listValues() -> [CRDTValue] {
+        var out: [CRDTValue] = []
         forEachElem { e in
             if e.visible && e.kind == .value { out.append(contentsOf: values[Int(e.content)..<Int(e.content + e.length)]) }
         }

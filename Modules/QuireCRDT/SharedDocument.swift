@@ -1,18 +1,18 @@
 /// The one actor that owns a document for concurrent use: imports and edits run on it (for
-/// example on a background task), while any thread reads the latest published ``Document``
+/// example on a background task), while any thread reads the latest published ``CRDTDocument``
 /// value, a Sendable copy-on-write snapshot.
 ///
-/// Isolation model: a ``Document`` value is never shared mutably; the actor holds the only
+/// Isolation model: a ``CRDTDocument`` value is never shared mutably; the actor holds the only
 /// mutable copy. After each mutation it publishes a new value to `snapshot()` readers; a reader
 /// that keeps an old value keeps reading that version (copy-on-write clones the state the first
 /// time the actor mutates while an old value is still alive).
 public actor SharedDocument {
-    private var document: Document
+    private var document: CRDTDocument
     private var continuations: [Int: AsyncStream<DocumentEvent>.Continuation] = [:]
     private var nextSubscriber = 0
 
     /// Wraps a document; events are recorded so subscribers receive them.
-    public init(_ document: Document) {
+    public init(_ document: CRDTDocument) {
         var d = document
         d.recordsEvents = true
         self.document = d
@@ -20,18 +20,18 @@ public actor SharedDocument {
 
     /// The current state as a Sendable value.
     /// - Complexity: O(1) (copy-on-write).
-    public func snapshot() -> Document { document }
+    public func snapshot() -> CRDTDocument { document }
 
     /// Runs an edit in place and commits it; subscribers get the events. Each document operation
     /// is atomic; when `body` throws, the operations it completed before the error are committed.
     /// - Complexity: the edit's plus O(events).
-    public func edit<T: Sendable>(_ body: @Sendable (inout Document) throws(CRDTError) -> T) throws(CRDTError) -> T {
+    public func edit<T: Sendable>(_ body: @Sendable (inout CRDTDocument) throws(CRDTError) -> T) throws(CRDTError) -> T {
         defer { if let event = document.commit() { publish(event) } }
         return try body(&document)
     }
 
     /// Imports update or snapshot bytes; a failure leaves the document unchanged.
-    /// - Complexity: as ``Document/importUpdates(_:)``.
+    /// - Complexity: as ``CRDTDocument/importUpdates(_:)``.
     @discardableResult
     public func importUpdates(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
         let status = try document.importUpdates(bytes)

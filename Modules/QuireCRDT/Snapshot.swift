@@ -14,13 +14,13 @@ extension ByteReader {
         switch try u8() {
         case 0: return .root
         case 1: return .deleted
-        case 2: return .node(ID(peer: try t.peer(at: &self), counter: try counter("tree parent counter")))
+        case 2: return .node(OpID(peer: try t.peer(at: &self), counter: try counter("tree parent counter")))
         default: throw CRDTError.malformedBytes(offset: at, reason: "unknown tree parent tag")
         }
     }
 
-    mutating func id(_ t: EncodeTables) throws(CRDTError) -> ID {
-        ID(peer: try t.peer(at: &self), counter: try counter("counter"))
+    mutating func id(_ t: EncodeTables) throws(CRDTError) -> OpID {
+        OpID(peer: try t.peer(at: &self), counter: try counter("counter"))
     }
 }
 
@@ -85,7 +85,7 @@ extension FugueSequence {
 
 /// The op that created a sequence element: used to complete runs when loading a snapshot.
 struct Creator {
-    var counter: Counter
+    var counter: OpCounter
     var count: Int32
     var left: OptID
     var right: OptID
@@ -94,14 +94,14 @@ struct Creator {
 
     /// The creator holding `counter` in a list sorted by counter.
     /// - Complexity: O(log n).
-    static func find(_ list: [Creator], _ counter: Counter) -> Creator? {
+    static func find(_ list: [Creator], _ counter: OpCounter) -> Creator? {
         var lo = 0, hi = list.count
         while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= counter { lo = mid + 1 } else { hi = mid } }
         return lo < list.count && list[lo].counter <= counter ? list[lo] : nil
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// Exports the whole document (history, state, pending changes) as a snapshot blob.
     /// Uncommitted local operations are not included; commit first.
     /// - Complexity: O(n).
@@ -117,8 +117,8 @@ extension Document {
         for k in st.styles.keys.sorted() { w.string(k); w.u8(st.styles[k]!.rawValue) }
         // Sequences. Each arena is rewritten in history order, so loading assigns every insert
         // op its content offset by a running sum instead of a lookup.
-        var opOffsets: [ContainerID: [PeerID: [(counter: Counter, count: Int32, offset: Int32)]]] = [:]
-        var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [Value])] = [:]
+        var opOffsets: [ContainerID: [PeerID: [(counter: OpCounter, count: Int32, offset: Int32)]]] = [:]
+        var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [CRDTValue])] = [:]
         for ch in history {
             for op in ch.ops {
                 guard case let .insert(_, _, content, n) = op.content, let seq = st.sequences[op.container] else { continue }
@@ -253,7 +253,7 @@ extension Document {
 
     /// Loads a snapshot into a new document for `peer`. Throws for malformed bytes.
     /// - Complexity: O(n).
-    public static func load(snapshot bytes: [UInt8], peer: PeerID) throws(CRDTError) -> Document {
+    public static func load(snapshot bytes: [UInt8], peer: PeerID) throws(CRDTError) -> CRDTDocument {
         let (kind, reader) = try Frame.open(bytes)
         guard kind == .snapshot else { throw .malformedBytes(offset: 1, reason: "not a snapshot") }
         var r = reader
@@ -278,7 +278,7 @@ extension Document {
             guard ch.counter == st.version[ch.peer] else { throw .malformedBytes(offset: 0, reason: "history of \(ch.peer) is not contiguous") }
             for d in ch.deps {
                 guard let l = st.lamport(of: d), l < ch.lamport else {
-                    throw .malformedBytes(offset: 0, reason: "change \(ID(peer: ch.peer, counter: ch.counter)) does not follow its dependency \(d)")
+                    throw .malformedBytes(offset: 0, reason: "change \(OpID(peer: ch.peer, counter: ch.counter)) does not follow its dependency \(d)")
                 }
             }
             for j in ch.ops.indices {
@@ -318,7 +318,7 @@ extension Document {
         }
         flush()
         let nf = try r.count("frontier count", minBytes: 2)
-        var fr: [ID] = []
+        var fr: [OpID] = []
         for _ in 0..<nf { fr.append(try r.id(t)) }
         let ns = try r.count("style count", minBytes: 2)
         for _ in 0..<ns {
@@ -366,7 +366,7 @@ extension Document {
                       let kind = ElemKind(rawValue: flags & 3), flags & ~7 == 0 else {
                     throw CRDTError.malformedBytes(offset: at, reason: "bad run")
                 }
-                let counter = Counter(counter64)
+                let counter = OpCounter(counter64)
                 previousEnd = counter64 + Int64(len)
                 if cachedPeer != p {
                     cachedPeer = p
@@ -376,7 +376,7 @@ extension Document {
                 guard let op = Creator.find(peerCreators, counter), op.kind == kind,
                       Creator.find(peerCreators, counter + len - 1)?.kind == kind,
                       let lamport = DocStorage.lamport(in: peerChanges, counter) else {
-                    throw CRDTError.malformedBytes(offset: at, reason: "run \(ID(peer: p, counter: counter)) has no creating op in \(c)")
+                    throw CRDTError.malformedBytes(offset: at, reason: "run \(OpID(peer: p, counter: counter)) has no creating op in \(c)")
                 }
                 var e = Elem(peer: p, counter: counter, lamport: lamport, length: len,
                              originLeft: counter == op.counter ? op.left : OptID(peer: p, counter: counter - 1), originRight: op.right,
@@ -402,13 +402,13 @@ extension Document {
         }
         // Every container the history inserts into must have its content.
         for (c, total) in running where total > 0 && st.sequences[c] == nil {
-            throw .invalidReference(container: c, id: ID(peer: 0, counter: 0), reason: "history inserts into a container without content")
+            throw .invalidReference(container: c, id: OpID(peer: 0, counter: 0), reason: "history inserts into a container without content")
         }
         let nm = try r.count("mark container count", minBytes: 2)
         for _ in 0..<nm {
             let c = try t.container(at: &r)
             let k = try r.count("mark count", minBytes: 5)
-            var table: [ID: MarkInfo] = [:]
+            var table: [OpID: MarkInfo] = [:]
             for _ in 0..<k {
                 let id = try r.id(t)
                 let key = try r.string(), value = try r.value(t)
@@ -428,7 +428,7 @@ extension Document {
             for _ in 0..<k {
                 let key = try r.string()
                 let has = try r.u8()
-                let v: Value? = has == 1 ? try r.value(t) : nil
+                let v: CRDTValue? = has == 1 ? try r.value(t) : nil
                 let lam = try r.int(max: Int(UInt32.max), "entry Lamport")
                 map[key] = MapEntry(value: v, lamport: Lamport(lam), peer: try t.peer(at: &r), counter: try r.counter("entry counter"))
             }
@@ -465,7 +465,7 @@ extension Document {
         st.pending = try ChangeCodec.read(&r, t)
         guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
         st.frontiers = Frontiers(fr)
-        var doc = Document(peer: peer)
+        var doc = CRDTDocument(peer: peer)
         doc.s = st
         return doc
     }

@@ -1,9 +1,9 @@
 /// A map entry with the stamp that won it (Lamport, then peer).
 struct MapEntry {
-    var value: Value?
+    var value: CRDTValue?
     var lamport: Lamport
     var peer: PeerID
-    var counter: Counter
+    var counter: OpCounter
 
     /// Whether a write stamped (lamport, peer) beats this entry (Loro: larger Lamport, then larger peer).
     @inline(__always) func isBeaten(lamport l: Lamport, peer p: PeerID) -> Bool {
@@ -14,7 +14,7 @@ struct MapEntry {
 /// A mark registered in a text container.
 struct MarkInfo {
     var key: String
-    var value: Value
+    var value: CRDTValue
     var expand: ExpandType
     var lamport: Lamport
     var peer: PeerID
@@ -28,7 +28,7 @@ struct MarkInfo {
 /// Where a child container sits inside its parent.
 enum ParentSlot {
     case key(String)
-    case element(ID)
+    case element(OpID)
     case node(TreeID)
 }
 
@@ -42,7 +42,7 @@ final class DocStorage: @unchecked Sendable {
     @exclusivity(unchecked) var nextLamport: Lamport = 0
     // Pending (uncommitted) local transaction
     @exclusivity(unchecked) var txnOps: [Op] = []
-    @exclusivity(unchecked) var txnCounter: Counter = 0
+    @exclusivity(unchecked) var txnCounter: OpCounter = 0
     @exclusivity(unchecked) var txnLamport: Lamport = 0
     @exclusivity(unchecked) var txnLength: Int32 = 0
     // Remote changes waiting for dependencies
@@ -111,14 +111,14 @@ final class DocStorage: @unchecked Sendable {
 
     /// The Lamport timestamp of a known operation.
     /// - Complexity: O(log c) for c changes of the peer.
-    func lamport(of id: ID) -> Lamport? {
+    func lamport(of id: OpID) -> Lamport? {
         guard let list = changes[id.peer] else { return nil }
         return DocStorage.lamport(in: list, id.counter)
     }
 
     /// The Lamport timestamp of `counter` in one peer's changes.
     /// - Complexity: O(log c).
-    static func lamport(in list: [Change], _ counter: Counter) -> Lamport? {
+    static func lamport(in list: [Change], _ counter: OpCounter) -> Lamport? {
         var lo = 0, hi = list.count
         while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= counter { lo = mid + 1 } else { hi = mid } }
         guard lo < list.count, list[lo].counter <= counter else { return nil }
@@ -126,7 +126,7 @@ final class DocStorage: @unchecked Sendable {
     }
 
     /// Starts or continues the local transaction and returns the next op's (counter, lamport).
-    @inline(__always) func nextLocalStamp() -> (Counter, Lamport) {
+    @inline(__always) func nextLocalStamp() -> (OpCounter, Lamport) {
         if txnOps.isEmpty {
             txnCounter = version[peer]
             txnLamport = nextLamport
@@ -147,12 +147,12 @@ final class DocStorage: @unchecked Sendable {
     /// - Complexity: O(1) amortized.
     func commit() {
         guard !txnOps.isEmpty else { return }
-        let lastIDOwn = ID(peer: peer, counter: txnCounter - 1)
+        let lastIDOwn = OpID(peer: peer, counter: txnCounter - 1)
         let mergeable = frontiers.ids.count == 1 && frontiers.ids[0] == lastIDOwn
         DocStorage.appendLocal(&changes[peer, default: []], mergeable: mergeable, self)
         let end = txnCounter + txnLength
         version.extend(peer: peer, to: end)
-        let last = ID(peer: peer, counter: end - 1)
+        let last = OpID(peer: peer, counter: end - 1)
         if mergeable {
             // The frontier was exactly our previous op: it becomes our new last op (no array copy).
             frontiers.replaceSingle(with: last)
@@ -212,7 +212,7 @@ final class DocStorage: @unchecked Sendable {
     }
 
     /// Registers the parent of a child container created by a value.
-    func registerChild(_ value: Value?, parent: ContainerID, slot: ParentSlot) {
+    func registerChild(_ value: CRDTValue?, parent: ContainerID, slot: ParentSlot) {
         if case .container(let child)? = value { parents[child] = (parent, slot) }
     }
 }

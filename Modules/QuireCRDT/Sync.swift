@@ -10,7 +10,7 @@ public struct ImportStatus: Sendable, Equatable {
 
 extension Change {
     /// The part of this change from counter `k` on (k inside the change).
-    func slice(from k: Counter) -> Change? {
+    func slice(from k: OpCounter) -> Change? {
         guard k > counter else { return self }
         guard k < end else { return nil }
         var ops: [Op] = []
@@ -47,7 +47,7 @@ extension Change {
         }
         guard let first = ops.first else { return nil }
         return Change(peer: peer, counter: first.counter, lamport: lamport + Lamport(first.counter - counter),
-                      deps: [ID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter)
+                      deps: [OpID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter)
     }
 }
 
@@ -55,7 +55,7 @@ extension Change {
 /// ranges. Peers are few, so they are searched linearly (no hashing on the hot path).
 struct BatchIDs {
     var peers: [PeerID] = []
-    var ranges: [[(Counter, Counter)]] = []
+    var ranges: [[(OpCounter, OpCounter)]] = []
 
     @inline(__always) func slot(_ peer: PeerID) -> Int? {
         for i in peers.indices where peers[i] == peer { return i }
@@ -64,7 +64,7 @@ struct BatchIDs {
 
     /// - Complexity: O(p) to find the peer, then O(1) when appending in counter order (the
     ///   usual case), O(r) otherwise.
-    mutating func insert(peer: PeerID, start: Counter, end: Counter) {
+    mutating func insert(peer: PeerID, start: OpCounter, end: OpCounter) {
         guard let i = slot(peer) else {
             peers.append(peer)
             ranges.append([(start, end)])
@@ -73,7 +73,7 @@ struct BatchIDs {
         BatchIDs.add(&ranges[i], start, end)
     }
 
-    private static func add(_ list: inout [(Counter, Counter)], _ start: Counter, _ end: Counter) {
+    private static func add(_ list: inout [(OpCounter, OpCounter)], _ start: OpCounter, _ end: OpCounter) {
         if let last = list.last {
             if last.1 == start { list[list.count - 1].1 = end; return }
             if last.1 < start { list.append((start, end)); return }
@@ -86,7 +86,7 @@ struct BatchIDs {
 
     /// One past the last counter of the range holding `id`, when it is in the batch.
     /// - Complexity: O(p + log r).
-    func knownEnd(from id: ID) -> Counter? {
+    func knownEnd(from id: OpID) -> OpCounter? {
         guard let i = slot(id.peer) else { return nil }
         return ranges[i].withUnsafeBufferPointer { list in
             var lo = 0, hi = list.count
@@ -96,7 +96,7 @@ struct BatchIDs {
     }
 
     /// - Complexity: O(p + log r).
-    func contains(_ id: ID) -> Bool { knownEnd(from: id) != nil }
+    func contains(_ id: OpID) -> Bool { knownEnd(from: id) != nil }
 }
 
 extension DocStorage {
@@ -138,7 +138,7 @@ extension DocStorage {
             try known(l); try known(r)
             batch.insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
         case .insert:
-            throw .invalidReference(container: c, id: ID(peer: peer, counter: op.counter), reason: "insert without content")
+            throw .invalidReference(container: c, id: OpID(peer: peer, counter: op.counter), reason: "insert without content")
         case let .delete(spans):
             guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
             // Every targeted element must exist, in the document or earlier in the batch.
@@ -146,7 +146,7 @@ extension DocStorage {
                 let s = d.ascending
                 var counter = s.start
                 while counter < s.end {
-                    let id = ID(peer: s.peer, counter: counter)
+                    let id = OpID(peer: s.peer, counter: counter)
                     guard let end = seq?.knownEnd(from: id) ?? batch.knownEnd(from: id) else {
                         throw .invalidReference(container: c, id: id, reason: "deleting an unknown element")
                     }
@@ -157,14 +157,14 @@ extension DocStorage {
             guard c.type == .text else { throw .wrongContainerType(container: c, expected: .text) }
             try known(m.startLeft); try known(m.startRight)
             batch.insert(peer: peer, start: op.counter, end: op.counter + 1)
-            if m.endLeft.id != ID(peer: peer, counter: op.counter) { try known(m.endLeft) }
-            if m.endRight.id != ID(peer: peer, counter: op.counter) { try known(m.endRight) }
+            if m.endLeft.id != OpID(peer: peer, counter: op.counter) { try known(m.endLeft) }
+            if m.endRight.id != OpID(peer: peer, counter: op.counter) { try known(m.endRight) }
             batch.insert(peer: peer, start: op.counter + 1, end: op.counter + 2)
         case .mapSet:
             guard c.type == .map else { throw .wrongContainerType(container: c, expected: .map) }
         case let .tree(target, parent, _):
             guard c.type == .tree else { throw .wrongContainerType(container: c, expected: .tree) }
-            let opID = ID(peer: peer, counter: op.counter)
+            let opID = OpID(peer: peer, counter: op.counter)
             func exists(_ n: TreeID) -> Bool { trees[c]?.nodes[n] != nil || batchNodes[c]?.contains(n) == true }
             if target != opID, !exists(target) { throw .invalidReference(container: c, id: target, reason: "no such tree node") }
             if case .node(let p) = parent, p != target, !exists(p) { throw .invalidReference(container: c, id: p, reason: "no such parent node") }
@@ -204,7 +204,7 @@ extension DocStorage {
                 applyDelete(c, sequence(c), spans)
             case let .mark(m):
                 let seq = sequence(c)
-                let markID = ID(peer: change.peer, counter: op.counter)
+                let markID = OpID(peer: change.peer, counter: op.counter)
                 seq.marks[markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: change.peer)
                 seq.integrate(Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: 1, originLeft: m.startLeft, originRight: m.startRight,
                                    content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
@@ -257,7 +257,7 @@ extension DocStorage {
             for d in ch.deps {
                 let l = lamport(of: d) ?? readyByPeer[d.peer].flatMap { DocStorage.lamport(in: $0, d.counter) }
                 guard let l, l < ch.lamport else {
-                    throw .invalidReference(container: .root(name: "", type: .map), id: ID(peer: ch.peer, counter: ch.counter),
+                    throw .invalidReference(container: .root(name: "", type: .map), id: OpID(peer: ch.peer, counter: ch.counter),
                                             reason: "Lamport \(ch.lamport) does not exceed its dependency \(d)")
                 }
             }
@@ -286,7 +286,7 @@ extension DocStorage {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// Exports the committed changes not included in `version` as an update blob.
     /// - Complexity: O(size of the exported changes).
     public func exportUpdates(since version: VersionVector = VersionVector()) -> [UInt8] {
@@ -315,7 +315,7 @@ extension Document {
             incoming = try ChangeCodec.read(&r, t)
             guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the changes") }
         case .snapshot:
-            let other = try Document.load(snapshot: bytes, peer: peer)
+            let other = try CRDTDocument.load(snapshot: bytes, peer: peer)
             // A fresh document takes the snapshot's state as is (no events are produced, so a
             // document that records events goes through the update path instead).
             if s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty && !s.recordEvents {

@@ -2,8 +2,8 @@ extension DocStorage {
     // MARK: insertion points
 
     /// Whether new text typed next to `anchor` goes before it (Loro's prefer_insert_before).
-    func prefersInsertBefore(_ anchor: Elem, marks table: [ID: MarkInfo]) -> Bool {
-        let markID = anchor.kind == .markStart ? anchor.id : ID(peer: anchor.peer, counter: anchor.counter - 1)
+    func prefersInsertBefore(_ anchor: Elem, marks table: [OpID: MarkInfo]) -> Bool {
+        let markID = anchor.kind == .markStart ? anchor.id : OpID(peer: anchor.peer, counter: anchor.counter - 1)
         guard let info = table[markID] else { return false }
         return anchor.kind == .markStart ? !info.expand.expandsBefore : info.expand.expandsAfter
     }
@@ -18,7 +18,7 @@ extension DocStorage {
             let e = cur.leaf.elems[cur.index]
             if cur.offset < e.length {
                 let leftID = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)
-                let rightID = ID(peer: e.peer, counter: e.counter + cur.offset)
+                let rightID = OpID(peer: e.peer, counter: e.counter + cur.offset)
                 if let i = seq.split(cur.leaf, cur.index, at: cur.offset) { return (leftID, OptID(rightID), cur.leaf, i) }
                 let rc = seq.cursor(of: rightID)!
                 return (leftID, OptID(rightID), rc.leaf, rc.index)
@@ -69,8 +69,8 @@ extension DocStorage {
 
     /// The mark IDs covering the element at global element index `elementIndex`.
     /// - Complexity: O(M · log n) for M marks in the container.
-    func activeMarks(_ seq: FugueSequence, _ c: ContainerID, at elementIndex: Int) -> Set<ID> {
-        var out = Set<ID>()
+    func activeMarks(_ seq: FugueSequence, _ c: ContainerID, at elementIndex: Int) -> Set<OpID> {
+        var out = Set<OpID>()
         for (markID, _) in seq.marks {
             guard let s = seq.elementIndex(of: markID), let e = seq.elementIndex(of: markID.advanced(by: 1)) else { continue }
             if s < elementIndex && elementIndex < e { out.insert(markID) }
@@ -79,7 +79,7 @@ extension DocStorage {
     }
 
     /// The winning value per key among `active` marks (nulls included).
-    func attributes(of active: Set<ID>, _ table: [ID: MarkInfo]) -> [String: Value] {
+    func attributes(of active: Set<OpID>, _ table: [OpID: MarkInfo]) -> [String: CRDTValue] {
         var winners: [String: MarkInfo] = [:]
         for id in active {
             guard let m = table[id] else { continue }
@@ -91,13 +91,13 @@ extension DocStorage {
 
     /// Text runs with their full attributes (null values kept) for `count` visible scalars from `start`.
     /// - Complexity: O(M · log n + k) for k elements in the range.
-    func styledRuns(_ seq: FugueSequence, _ c: ContainerID, from start: Int, count: Int) -> [(Int, [String: Value])] {
+    func styledRuns(_ seq: FugueSequence, _ c: ContainerID, from start: Int, count: Int) -> [(Int, [String: CRDTValue])] {
         guard count > 0, let cur = seq.locateAt(start, unit: .unicodeScalar) else { return [] }
         let table = seq.marks
         if table.isEmpty { return [(count, [:])] }
         var active = activeMarks(seq, c, at: seq.prefix(of: cur).elements)
         var attrs = attributes(of: active, table)
-        var runs: [(Int, [String: Value])] = []
+        var runs: [(Int, [String: CRDTValue])] = []
         var remaining = count
         var it: (SeqNode, Int)? = (cur.leaf, cur.index)
         var offset = Int(cur.offset)
@@ -105,7 +105,7 @@ extension DocStorage {
             let e = l.elems[i]
             switch e.kind {
             case .markStart: active.insert(e.id); attrs = attributes(of: active, table)
-            case .markEnd: active.remove(ID(peer: e.peer, counter: e.counter - 1)); attrs = attributes(of: active, table)
+            case .markEnd: active.remove(OpID(peer: e.peer, counter: e.counter - 1)); attrs = attributes(of: active, table)
             default:
                 if e.visible {
                     let take = min(remaining, Int(e.length) - offset)
@@ -124,18 +124,18 @@ extension DocStorage {
     func delta(_ c: ContainerID) -> [TextDelta] {
         guard let seq = sequences[c] else { return [] }
         let table = seq.marks
-        var active = Set<ID>()
-        var attrs: [String: Value] = [:]
+        var active = Set<OpID>()
+        var attrs: [String: CRDTValue] = [:]
         var out: [TextDelta] = []
         var text = String.UnicodeScalarView()
-        var runAttrs: [String: Value] = [:]
+        var runAttrs: [String: CRDTValue] = [:]
         func flush() {
             if !text.isEmpty { out.append(.insert(String(text), attributes: runAttrs)); text = String.UnicodeScalarView() }
         }
         seq.forEachElem { e in
             switch e.kind {
             case .markStart: active.insert(e.id); attrs = attributes(of: active, table).filter { $0.value != .null }
-            case .markEnd: active.remove(ID(peer: e.peer, counter: e.counter - 1)); attrs = attributes(of: active, table).filter { $0.value != .null }
+            case .markEnd: active.remove(OpID(peer: e.peer, counter: e.counter - 1)); attrs = attributes(of: active, table).filter { $0.value != .null }
             case .text where e.visible:
                 if attrs != runAttrs { flush(); runAttrs = attrs }
                 text.append(contentsOf: seq.scalars[Int(e.content)..<Int(e.content + e.length)])
@@ -198,7 +198,7 @@ extension DocStorage {
     }
 
     /// Registers a mark whose anchors are already in the sequence and emits the style change.
-    func emitMark(_ c: ContainerID, _ seq: FugueSequence, markID: ID, key: String) {
+    func emitMark(_ c: ContainerID, _ seq: FugueSequence, markID: OpID, key: String) {
         guard recordEvents, let s = seq.cursor(of: markID), let e = seq.cursor(of: markID.advanced(by: 1)) else { return }
         let start = seq.prefix(of: s).count
         let end = seq.prefix(of: e).count
@@ -211,7 +211,7 @@ extension DocStorage {
     }
 
     /// Applies a map write if it wins (Lamport, then peer) and emits the update.
-    func applyMapSet(_ c: ContainerID, key: String, value: Value?, lamport: Lamport, peer: PeerID, counter: Counter) {
+    func applyMapSet(_ c: ContainerID, key: String, value: CRDTValue?, lamport: Lamport, peer: PeerID, counter: OpCounter) {
         var map = maps.removeValue(forKey: c) ?? [:]
         defer { maps[c] = map }
         if let old = map[key], !old.isBeaten(lamport: lamport, peer: peer) { return }

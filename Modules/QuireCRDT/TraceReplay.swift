@@ -92,8 +92,8 @@ public enum TraceReplay {
 
     /// Replays a trace sequentially on one peer, committing after every transaction (or once).
     /// - Complexity: O(p · log n) for p patches.
-    public static func replaySequential(_ trace: EditingTrace, peer: PeerID = 1, commitEachTransaction: Bool = true) throws(TraceError) -> Document {
-        var doc = Document(peer: peer)
+    public static func replaySequential(_ trace: EditingTrace, peer: PeerID = 1, commitEachTransaction: Bool = true) throws(TraceError) -> CRDTDocument {
+        var doc = CRDTDocument(peer: peer)
         if !trace.startContent.isEmpty {
             do { try doc.insertText(trace.startContent, at: 0, in: textID) } catch { throw .patchFailed(transaction: -1, patch: 0, error) }
             doc.commit()
@@ -106,7 +106,7 @@ public enum TraceReplay {
         return doc
     }
 
-    static func apply(_ txn: EditingTrace.Transaction, index t: Int, to doc: inout Document) throws(TraceError) {
+    static func apply(_ txn: EditingTrace.Transaction, index t: Int, to doc: inout CRDTDocument) throws(TraceError) {
         for (i, p) in txn.patches.enumerated() {
             do {
                 if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
@@ -115,8 +115,8 @@ public enum TraceReplay {
         }
     }
 
-    private static func step(_ trace: EditingTrace, _ t: Int, _ txn: EditingTrace.Transaction, lastIDs: [ID?], updates: [[UInt8]],
-                             doc: inout Document) throws(TraceError) -> ([UInt8], ID?) {
+    private static func step(_ trace: EditingTrace, _ t: Int, _ txn: EditingTrace.Transaction, lastIDs: [OpID?], updates: [[UInt8]],
+                             doc: inout CRDTDocument) throws(TraceError) -> ([UInt8], OpID?) {
         // Import the missing causal history of the parents, oldest first.
         var needed: [Int] = []
         var stack = txn.parents
@@ -136,13 +136,13 @@ public enum TraceReplay {
         doc.commit()
         let after = doc.version
         if after == before { return ([], nil) }
-        return (doc.exportUpdates(since: before), ID(peer: doc.peer, counter: after[doc.peer] - 1))
+        return (doc.exportUpdates(since: before), OpID(peer: doc.peer, counter: after[doc.peer] - 1))
     }
 
     /// The result of a concurrent replay.
     public struct ConcurrentResult: Sendable {
         /// Each agent's document after merging everything.
-        public var agents: [Document]
+        public var agents: [CRDTDocument]
         /// The update bytes of each transaction.
         public var updates: [[UInt8]]
     }
@@ -152,9 +152,9 @@ public enum TraceReplay {
     /// the patches and commits; at the end every agent imports every update.
     /// - Complexity: O(p · log n) plus the imports.
     public static func replayConcurrent(_ trace: EditingTrace) throws(TraceError) -> ConcurrentResult {
-        var docs = (0..<max(1, trace.agentCount)).map { Document(peer: PeerID($0 + 1)) }
+        var docs = (0..<max(1, trace.agentCount)).map { CRDTDocument(peer: PeerID($0 + 1)) }
         var updates: [[UInt8]] = []
-        var lastIDs: [ID?] = []
+        var lastIDs: [OpID?] = []
         if !trace.startContent.isEmpty {
             throw .malformed("concurrent traces with startContent are not supported")
         }

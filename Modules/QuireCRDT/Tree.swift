@@ -2,7 +2,7 @@
 struct TreeOpRecord {
     var lamport: Lamport
     var peer: PeerID
-    var counter: Counter
+    var counter: OpCounter
     var target: TreeID
     var parent: TreeParent
     var position: [UInt8]
@@ -11,7 +11,7 @@ struct TreeOpRecord {
     /// Whether the op took effect (a cyclic move is skipped).
     var effective = false
 
-    init(lamport: Lamport, peer: PeerID, counter: Counter, target: TreeID, parent: TreeParent, position: [UInt8]) {
+    init(lamport: Lamport, peer: PeerID, counter: OpCounter, target: TreeID, parent: TreeParent, position: [UInt8]) {
         self.lamport = lamport
         self.peer = peer
         self.counter = counter
@@ -242,7 +242,7 @@ extension DocStorage {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// The alive children of `parent` (nil: the root level), in sibling order.
     /// - Complexity: O(k) for k children.
     public func children(of parent: TreeID?, in c: ContainerID) -> [TreeID] {
@@ -291,7 +291,7 @@ extension Document {
         }
         _ = tree
         let (counter, lamport) = st.nextLocalStamp()
-        let id = target ?? ID(peer: st.peer, counter: counter)
+        let id = target ?? OpID(peer: st.peer, counter: counter)
         st.record(Op(container: c, counter: counter, content: .tree(target: id, parent: parent, position: position)))
         st.applyTree(c, TreeOpRecord(lamport: lamport, peer: st.peer, counter: counter, target: id, parent: parent, position: position))
         tree = st.trees[c]!

@@ -8,13 +8,13 @@
 /// diff over the remote diffs; here element IDs do that work).
 struct RevertScope {
     var peer: PeerID
-    var start: Counter
+    var start: OpCounter
     /// Sorted, disjoint local counter ranges that count as remote.
-    var foreign: [Range<Counter>]
+    var foreign: [Range<OpCounter>]
 
     /// Whether the operation `id` is taken back.
     /// - Complexity: O(log f) for f foreign ranges.
-    func reverts(_ id: ID) -> Bool {
+    func reverts(_ id: OpID) -> Bool {
         guard id.peer == peer, id.counter >= start else { return false }
         var lo = 0, hi = foreign.count
         while lo < hi { let mid = (lo + hi) / 2; if foreign[mid].upperBound <= id.counter { lo = mid + 1 } else { hi = mid } }
@@ -23,7 +23,7 @@ struct RevertScope {
 
     /// This peer's counters whose operations stay: those before `start` and the foreign ranges
     /// (every operation of another peer stays).
-    var kept: [Range<Counter>] {
+    var kept: [Range<OpCounter>] {
         [0..<start] + foreign.filter { $0.upperBound > start }.map { max($0.lowerBound, start)..<$0.upperBound }
     }
 }
@@ -32,18 +32,18 @@ struct RevertScope {
 /// undoing a deletion inserts a copy; later steps must treat the copy as the original (undoing
 /// the insertion of "hello" also removes a restored copy of its "ll").
 struct UndoAliases: Sendable {
-    private var rootOf: [ID: ID] = [:]
-    private var copiesOf: [ID: [ID]] = [:]
+    private var rootOf: [OpID: OpID] = [:]
+    private var copiesOf: [OpID: [OpID]] = [:]
 
     /// The original element `id` stands for.
     /// - Complexity: O(1) expected.
-    func root(_ id: ID) -> ID { rootOf[id] ?? id }
+    func root(_ id: OpID) -> OpID { rootOf[id] ?? id }
 
     /// The original and its copies, oldest first.
     /// - Complexity: O(copies).
-    func incarnations(_ root: ID) -> [ID] { [root] + (copiesOf[root] ?? []) }
+    func incarnations(_ root: OpID) -> [OpID] { [root] + (copiesOf[root] ?? []) }
 
-    mutating func add(copy: ID, of root: ID) {
+    mutating func add(copy: OpID, of root: OpID) {
         rootOf[copy] = root
         copiesOf[root, default: []].append(copy)
     }
@@ -52,7 +52,7 @@ struct UndoAliases: Sendable {
 extension FugueSequence {
     /// Whether the element `id` is visible; nil when it is not in this sequence.
     /// - Complexity: O(log r + L).
-    func isVisible(_ id: ID) -> Bool? {
+    func isVisible(_ id: OpID) -> Bool? {
         guard let c = cursor(of: id) else { return nil }
         return c.leaf.elems[c.index].visible
     }
@@ -67,7 +67,7 @@ extension FugueSequence {
 
     /// The run holding the element `id` and the offset of `id` in it, if it is in this sequence.
     /// - Complexity: O(log r + L).
-    func elem(_ id: ID) -> (Elem, Int32)? {
+    func elem(_ id: OpID) -> (Elem, Int32)? {
         guard let c = cursor(of: id) else { return nil }
         return (c.leaf.elems[c.index], c.offset)
     }
@@ -155,18 +155,18 @@ extension TreeState {
 /// A formatting change undo makes: `key` becomes `value` on the elements from `first` through
 /// `last` in document order (text, or at the ends the anchors of other marks).
 struct MarkFix {
-    var first: ID
-    var last: ID
+    var first: OpID
+    var last: OpID
     var key: String
-    var value: Value
+    var value: CRDTValue
 }
 
 /// What one step touched, gathered from its operations.
 struct TouchedState {
     /// Per text or list: the original elements the step inserted or deleted.
-    var elements: [ContainerID: Set<ID>] = [:]
+    var elements: [ContainerID: Set<OpID>] = [:]
     /// Per text: the marks the step added.
-    var marks: [ContainerID: [ID]] = [:]
+    var marks: [ContainerID: [OpID]] = [:]
     var keys: [ContainerID: Set<String>] = [:]
     var nodes: [ContainerID: [TreeID]] = [:]
 }
@@ -174,7 +174,7 @@ struct TouchedState {
 extension DocStorage {
     /// What the local operations `span` of this peer touched.
     /// - Complexity: O(ops + atoms) of the span.
-    func touched(_ span: Range<Counter>, aliases: UndoAliases) -> TouchedState {
+    func touched(_ span: Range<OpCounter>, aliases: UndoAliases) -> TouchedState {
         var t = TouchedState()
         guard let list = changes[peer] else { return t }
         var i = firstChange(of: peer, endingAfter: span.lowerBound)
@@ -184,15 +184,15 @@ extension DocStorage {
                 switch op.content {
                 case let .insert(_, _, _, n):
                     for k in max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n) {
-                        t.elements[c, default: []].insert(aliases.root(ID(peer: peer, counter: k)))
+                        t.elements[c, default: []].insert(aliases.root(OpID(peer: peer, counter: k)))
                     }
                 case .delete:
                     op.forEachDeletion(by: peer) { d in
                         guard let d = d.clipped(toDeleters: span.lowerBound, span.upperBound) else { return }
-                        for k in d.lo..<d.hi { t.elements[c, default: []].insert(aliases.root(ID(peer: d.peer, counter: k))) }
+                        for k in d.lo..<d.hi { t.elements[c, default: []].insert(aliases.root(OpID(peer: d.peer, counter: k))) }
                     }
                 case .mark:
-                    t.marks[c, default: []].append(ID(peer: peer, counter: op.counter))
+                    t.marks[c, default: []].append(OpID(peer: peer, counter: op.counter))
                 case .mapSet(let key, _):
                     t.keys[c, default: []].insert(key)
                 case .tree(let target, _, _):
@@ -209,11 +209,11 @@ extension DocStorage {
     /// The atoms among `targets` that an operation outside `scope` deletes. Deletions come after
     /// what they delete, so only changes newer than `minLamport` are read.
     /// - Complexity: O(ops newer than `minLamport` · log t).
-    func deletedOutside(_ scope: RevertScope, among targets: [ID], minLamport: Lamport) -> Set<ID> {
-        var byPeer: [PeerID: [Counter]] = [:]
+    func deletedOutside(_ scope: RevertScope, among targets: [OpID], minLamport: Lamport) -> Set<OpID> {
+        var byPeer: [PeerID: [OpCounter]] = [:]
         for t in targets { byPeer[t.peer, default: []].append(t.counter) }
         for k in byPeer.keys { byPeer[k]!.sort() }
-        var out = Set<ID>()
+        var out = Set<OpID>()
         for (peer, list) in changes {
             var lo = 0, hi = list.count
             while lo < hi { let mid = (lo + hi) / 2; if list[mid].lamport + Lamport(list[mid].length) <= minLamport { lo = mid + 1 } else { hi = mid } }
@@ -223,7 +223,7 @@ extension DocStorage {
                 guard let counters = byPeer[d.peer] else { return }
                 var i = 0, j = counters.count
                 while i < j { let mid = (i + j) / 2; if counters[mid] < d.lo { i = mid + 1 } else { j = mid } }
-                while i < counters.count, counters[i] < d.hi { out.insert(ID(peer: d.peer, counter: counters[i])); i += 1 }
+                while i < counters.count, counters[i] < d.hi { out.insert(OpID(peer: d.peer, counter: counters[i])); i += 1 }
             }
             for ch in list[lo...] {
                 for op in ch.ops {
@@ -251,11 +251,11 @@ extension DocStorage {
     /// peer typed in such places concurrently, not known yet, then lands inside the fix instead
     /// of in a gap where the undone formatting would stay.
     /// - Complexity: O(M · log n + r · a) for r runs between the anchors and a active marks.
-    func markFixes(_ c: ContainerID, _ m: ID, scope: RevertScope) -> [MarkFix] {
+    func markFixes(_ c: ContainerID, _ m: OpID, scope: RevertScope) -> [MarkFix] {
         guard let seq = sequences[c], let key = seq.marks[m]?.key, let start = seq.cursor(of: m) else { return [] }
         let table = seq.marks
         var active = activeMarks(seq, c, at: seq.prefix(of: start).elements)
-        var current = Value.null, wanted = Value.null
+        var current = CRDTValue.null, wanted = CRDTValue.null
         var fixes: [MarkFix] = []
         var nested: [MarkFix] = []
         // The runs of tombstones that keep their value since the last fix (or the mark's start),
@@ -263,7 +263,7 @@ extension DocStorage {
         var gap: [MarkFix] = []
         var bridging = true
         // The elements right after the mark's start anchor and right before its end anchor.
-        var firstInside: ID?, lastInside: ID?
+        var firstInside: OpID?, lastInside: OpID?
         var it: (SeqNode, Int)? = (start.leaf, start.index)
         let end = m.advanced(by: 1)
         while let (leaf, i) = it {
@@ -313,7 +313,7 @@ extension DocStorage {
     }
 
     /// Records and applies a local mark whose anchors sit right before `fix.first` and right
-    /// after `fix.last` (``Document/mark(_:key:value:in:unit:)`` places them by visible
+    /// after `fix.last` (``CRDTDocument/mark(_:key:value:in:unit:)`` places them by visible
     /// position, which may take in tombstones at the edges).
     /// - Complexity: O(log n + L) plus the event when recorded.
     func applyMarkFix(_ c: ContainerID, _ fix: MarkFix) {
@@ -321,7 +321,7 @@ extension DocStorage {
         let configured = styles[fix.key] ?? .after
         let expand = fix.value == .null ? configured.reversed : configured
         let (counter, lamport) = nextLocalStamp()
-        let markID = ID(peer: peer, counter: counter)
+        let markID = OpID(peer: peer, counter: counter)
         seq.marks[markID] = MarkInfo(key: fix.key, value: fix.value, expand: expand, lamport: lamport, peer: peer)
         let first = seq.splitBefore(fix.first)!
         let startLeft = seq.before(first.leaf, first.index).map { OptID($0.0.elems[$0.1].lastID) } ?? .none
@@ -339,7 +339,7 @@ extension DocStorage {
     /// Inserts copies of deleted content right after the element `anchor`, as a local
     /// operation, and returns the first copy's ID.
     /// - Complexity: O(log n + k) for k copied elements.
-    func insertCopy(_ c: ContainerID, _ seq: FugueSequence, after anchor: ID, scalars: [Unicode.Scalar], values: [Value]) -> ID {
+    func insertCopy(_ c: ContainerID, _ seq: FugueSequence, after anchor: OpID, scalars: [Unicode.Scalar], values: [CRDTValue]) -> OpID {
         let cur = seq.splitAfter(anchor)!
         let right = seq.after(cur.leaf, cur.index).map { OptID($0.0.elems[$0.1].id) } ?? .none
         let isText = c.type == .text
@@ -372,7 +372,7 @@ extension DocStorage {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// Appends local operations that take back what this peer's operations `span` did, against
     /// the current state: everything the span touched is brought to its state without the
     /// operations in `scope` (see ``RevertScope``).
@@ -397,7 +397,7 @@ extension Document {
     ///   per mark over r covered runs, O(ops) when map keys were written, and per tree
     ///   O(L · (d + s)) to rebuild it without the scope (L operations, depth d, s siblings of a
     ///   node) plus O(s · i) per touched node (i the length of an index).
-    mutating func revert(_ span: Range<Counter>, scope: RevertScope, aliases: inout UndoAliases) throws(CRDTError) {
+    mutating func revert(_ span: Range<OpCounter>, scope: RevertScope, aliases: inout UndoAliases) throws(CRDTError) {
         // No storage reference is held across these calls: a second reference would make the
         // next `mutate()` copy the whole document.
         let touched = s.touched(span, aliases: aliases)
@@ -413,10 +413,10 @@ extension Document {
         for c in touched.nodes.keys.sorted() { revertNodes(c, touched.nodes[c]!, scope: scope) }
     }
 
-    private mutating func revertElements(_ c: ContainerID, roots: [ID], scope: RevertScope, aliases: inout UndoAliases) {
+    private mutating func revertElements(_ c: ContainerID, roots: [OpID], scope: RevertScope, aliases: inout UndoAliases) {
         let st = mutate()
         guard let seq = st.sequences[c] else { return }
-        var all: [ID] = []
+        var all: [OpID] = []
         var minLamport = Lamport.max
         for r in roots {
             for x in aliases.incarnations(r) {
@@ -426,8 +426,8 @@ extension Document {
             }
         }
         let deletedElsewhere = st.deletedOutside(scope, among: all, minLamport: minLamport)
-        var doomed: [ID] = []
-        var revive: [(root: ID, anchor: ID, index: Int)] = []
+        var doomed: [OpID] = []
+        var revive: [(root: OpID, anchor: OpID, index: Int)] = []
         for r in roots {
             let incarnations = aliases.incarnations(r).filter { seq.isVisible($0) != nil }
             guard let latest = incarnations.last else { continue }
@@ -440,7 +440,7 @@ extension Document {
             }
         }
         // Deletions first: they leave tombstones, so the element indexes of `revive` hold.
-        for span in Document.spans(doomed) {
+        for span in CRDTDocument.spans(doomed) {
             let (counter, _) = st.nextLocalStamp()
             st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
             st.applyDelete(c, seq, [DelSpan(span)])
@@ -454,7 +454,7 @@ extension Document {
         // lands in between unless typed right next to those elements.
         // Groups are inserted right to left so that indexes to the left stay valid.
         revive.sort { $0.index < $1.index }
-        var groups: [[(root: ID, anchor: ID, index: Int)]] = []
+        var groups: [[(root: OpID, anchor: OpID, index: Int)]] = []
         for item in revive {
             if let last = groups.last?.last, last.index + 1 == item.index, seq.originLeft(ofAtom: item.anchor) == OptID(last.anchor) {
                 groups[groups.count - 1].append(item)
@@ -464,7 +464,7 @@ extension Document {
         }
         for group in groups.reversed() {
             var scalars: [Unicode.Scalar] = []
-            var values: [Value] = []
+            var values: [CRDTValue] = []
             for item in group {
                 let (e, offset) = seq.elem(item.anchor)!
                 if c.type == .text { scalars.append(seq.scalars[Int(e.content + offset)]) } else { values.append(seq.values[Int(e.content + offset)]) }
@@ -475,7 +475,7 @@ extension Document {
     }
 
     /// Sorted IDs as maximal spans of consecutive counters.
-    static func spans(_ ids: [ID]) -> [IDSpan] {
+    static func spans(_ ids: [OpID]) -> [IDSpan] {
         var out: [IDSpan] = []
         for id in ids.sorted() {
             if let last = out.last, last.peer == id.peer, last.end == id.counter { out[out.count - 1].end += 1 } else {
@@ -493,7 +493,7 @@ extension Document {
             for ch in list {
                 for op in ch.ops {
                     guard case let .mapSet(key, value) = op.content, keys[op.container]?.contains(key) == true,
-                          !scope.reverts(ID(peer: peer, counter: op.counter)) else { continue }
+                          !scope.reverts(OpID(peer: peer, counter: op.counter)) else { continue }
                     let lamport = ch.lamport + Lamport(op.counter - ch.counter)
                     if let old = best[op.container]?[key], !old.isBeaten(lamport: lamport, peer: peer) { continue }
                     best[op.container, default: [:]][key] = MapEntry(value: value, lamport: lamport, peer: peer, counter: op.counter)
@@ -514,7 +514,7 @@ extension Document {
         guard let log = st.trees[c]?.log else { return }
         var wanted = TreeState()
         var none: [TreeDiff] = []
-        for r in log where !scope.reverts(ID(peer: r.peer, counter: r.counter)) { wanted.apply(r, diffs: &none, record: false) }
+        for r in log where !scope.reverts(OpID(peer: r.peer, counter: r.counter)) { wanted.apply(r, diffs: &none, record: false) }
         func depth(_ n: TreeID) -> Int {
             var d = 0
             var cur = wanted.nodes[n]

@@ -8,7 +8,7 @@ public enum ContainerID: Hashable, Sendable, CustomStringConvertible, Comparable
     /// A root container, addressed by name and type.
     case root(name: String, type: ContainerType)
     /// A child container, identified by the ID of the operation that created it.
-    case normal(id: ID, type: ContainerType)
+    case normal(id: OpID, type: ContainerType)
 
     /// The container's type.
     public var type: ContainerType {
@@ -32,15 +32,15 @@ public enum ContainerID: Hashable, Sendable, CustomStringConvertible, Comparable
 }
 
 /// A JSON-like value stored in maps and lists, or a reference to a child container.
-public enum Value: Hashable, Sendable {
+public enum CRDTValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
     case string(String)
     case binary([UInt8])
-    case list([Value])
-    case map([String: Value])
+    case list([CRDTValue])
+    case map([String: CRDTValue])
     /// A child container; its contents live in the document.
     case container(ContainerID)
 }

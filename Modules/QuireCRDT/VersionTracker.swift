@@ -20,7 +20,7 @@ final class VersionTracker {
     /// The version whose state the statuses describe.
     var version: VersionVector
     /// The frontiers of `version` (sorted), for the no-checkout fast path.
-    var frontiers: [ID]
+    var frontiers: [OpID]
     /// Spans of elements loaded as deleted from a document whose delete counts are not known
     /// exactly (assumed 1); nil once counts are exact. See ``makeCountsExact(historyDeletes:)``.
     private(set) var approximateTombstones: [IDSpan]?
@@ -31,7 +31,7 @@ final class VersionTracker {
     ///   - allFuture: true to start at the empty version (every element future, counts exact);
     ///     false to start at the document's version (deleted elements counted once, approximately).
     /// - Complexity: O(n log n) for n runs.
-    init(elements: FugueSequence?, allFuture: Bool, version: VersionVector, frontiers: [ID]) {
+    init(elements: FugueSequence?, allFuture: Bool, version: VersionVector, frontiers: [OpID]) {
         self.version = version
         self.frontiers = frontiers.sorted()
         var runs: [Elem] = []
@@ -47,7 +47,7 @@ final class VersionTracker {
 
     /// A run of atoms as the tracker stores it: content mirrors the counter so that consecutive
     /// atoms merge into one run.
-    static func atomRun(peer: PeerID, counter: Counter, length: Int32, left: OptID, right: OptID, status: UInt16) -> Elem {
+    static func atomRun(peer: PeerID, counter: OpCounter, length: Int32, left: OptID, right: OptID, status: UInt16) -> Elem {
         Elem(peer: peer, counter: counter, lamport: Lamport(counter), length: length, originLeft: left, originRight: right,
              content: counter, utf16: length, utf8: length, kind: .value, deleted: status != 0, trackerStatus: status)
     }
@@ -63,12 +63,12 @@ final class VersionTracker {
     /// - Complexity: O(log n + f) for f future elements right after the left origin.
     func origins(at pos: Int) -> (left: OptID, right: OptID)? {
         guard pos >= 0, pos <= activeCount else { return nil }
-        var left: ID? = nil
+        var left: OpID? = nil
         var next: (SeqNode, Int)?
         if pos > 0 {
             guard let (cur, _) = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
             let e = cur.leaf.elems[cur.index]
-            left = ID(peer: e.peer, counter: e.counter + cur.offset - 1)
+            left = OpID(peer: e.peer, counter: e.counter + cur.offset - 1)
             if cur.offset < e.length { return (OptID(left), OptID(peer: e.peer, counter: e.counter + cur.offset)) }
             next = sequence.after(cur.leaf, cur.index)
         } else {
@@ -84,21 +84,21 @@ final class VersionTracker {
 
     /// The number of active atoms before `id` (its position when active); nil when unknown.
     /// - Complexity: O(log n · fanout).
-    func position(of id: ID) -> Int? {
+    func position(of id: OpID) -> Int? {
         guard let c = sequence.cursor(of: id) else { return nil }
         return sequence.prefix(of: c).count
     }
 
     /// The number of active atoms up to and including `id`: the position right after it.
     /// - Complexity: O(log n · fanout).
-    func position(after id: ID) -> Int? {
+    func position(after id: OpID) -> Int? {
         guard let c = sequence.cursor(of: id) else { return nil }
         return sequence.prefix(of: c).count + (c.leaf.elems[c.index].visible ? 1 : 0)
     }
 
     /// Whether `id` is known and active.
     /// - Complexity: O(log r + L).
-    func isActive(_ id: ID) -> Bool {
+    func isActive(_ id: OpID) -> Bool {
         guard let c = sequence.cursor(of: id) else { return false }
         return c.leaf.elems[c.index].visible
     }
@@ -136,7 +136,7 @@ final class VersionTracker {
 
     /// Integrates a new run (an insert, or a mark anchor) with its origins, active.
     /// - Complexity: O(log n) plus O(k · log n) for k concurrent elements between the origins.
-    func insert(peer: PeerID, counter: Counter, length: Int32, left: OptID, right: OptID) {
+    func insert(peer: PeerID, counter: OpCounter, length: Int32, left: OptID, right: OptID) {
         sequence.integrate(Self.atomRun(peer: peer, counter: counter, length: length, left: left, right: right, status: 0), wantPosition: false)
     }
 
@@ -146,7 +146,7 @@ final class VersionTracker {
     /// history without concurrency) the run goes right there; otherwise Fugue integration places
     /// it among the future elements.
     /// - Complexity: O(log n + L), plus the integration's cost in the concurrent case.
-    func insert(at pos: Int, peer: PeerID, counter: Counter, length: Int32) -> (left: OptID, right: OptID)? {
+    func insert(at pos: Int, peer: PeerID, counter: OpCounter, length: Int32) -> (left: OptID, right: OptID)? {
         guard pos >= 0, pos <= activeCount else { return nil }
         func run(_ left: OptID, _ right: OptID) -> Elem { Self.atomRun(peer: peer, counter: counter, length: length, left: left, right: right, status: 0) }
         func exists(_ slot: (SeqNode, Int)?) -> Bool { slot.map { $0.0.elems[$0.1].trackerStatus & Self.futureBit == 0 } ?? true }
@@ -156,7 +156,7 @@ final class VersionTracker {
             let left = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)
             if cur.offset < e.length {
                 // Inside a run: the next atom of the run is the right origin; the new run goes between.
-                let right = ID(peer: e.peer, counter: e.counter + cur.offset)
+                let right = OpID(peer: e.peer, counter: e.counter + cur.offset)
                 if let i = sequence.split(cur.leaf, cur.index, at: cur.offset) {
                     sequence.insertElem(run(left, OptID(right)), leaf: cur.leaf, at: i)
                 } else if let c = sequence.cursor(of: right) {
@@ -189,7 +189,7 @@ final class VersionTracker {
     func update(_ span: IDSpan, future: Bool?, deleteDelta: Int) {
         var c = span.start
         while c < span.end {
-            let id = ID(peer: span.peer, counter: c)
+            let id = OpID(peer: span.peer, counter: c)
             guard var cur = sequence.splitBefore(id) else {
                 // Unknown here: skip to the next known counter, if any.
                 guard let end = sequence.knownEnd(from: id) else { c += 1; continue }
@@ -231,12 +231,12 @@ final class VersionTracker {
 struct ChangeTrackers {
     let peer: PeerID
     /// The change's dependencies, sorted.
-    let deps: [ID]
+    let deps: [OpID]
     private(set) var used: [(ContainerID, VersionTracker)] = []
     /// The version vector of `deps`, once computed.
     var target: VersionVector?
 
-    init(peer: PeerID, deps: [ID]) {
+    init(peer: PeerID, deps: [OpID]) {
         self.peer = peer
         self.deps = deps.sorted()
     }
@@ -251,12 +251,12 @@ struct ChangeTrackers {
     }
 
     /// After the change (ending at counter `end`): every tracker it used is at its dependencies plus the change.
-    func finish(end: Counter) {
+    func finish(end: OpCounter) {
         for (_, t) in used {
             var vv = target ?? t.version
             vv.extend(peer: peer, to: end)
             t.version = vv
-            t.frontiers = [ID(peer: peer, counter: end - 1)]
+            t.frontiers = [OpID(peer: peer, counter: end - 1)]
         }
     }
 }
@@ -264,14 +264,14 @@ struct ChangeTrackers {
 /// An operation of a sequence container as the tracker replays it: either it inserts its own
 /// atoms (text, list values, the two mark anchors) or it deletes the targets of its spans.
 struct TrackedOp {
-    var counter: Counter
+    var counter: OpCounter
     var length: Int32
     /// nil: the op inserts the elements `counter ..< counter + length`.
     var deletes: [DelSpan]?
 
     /// The targets (ascending ID spans) of atoms `from ..< to` of a delete op.
     /// - Complexity: O(spans).
-    func deleteTargets(atoms from: Counter, _ to: Counter) -> [IDSpan] {
+    func deleteTargets(atoms from: OpCounter, _ to: OpCounter) -> [IDSpan] {
         guard let deletes else { return [] }
         var out: [IDSpan] = []
         var atom = counter
@@ -333,7 +333,7 @@ struct TrackedOpIndex {
 
     /// Calls `body` with each op of `container` overlapping `span` and the overlapping atoms.
     /// - Complexity: O(log m + k) for m ops of the peer in the container and k visited.
-    func forEach(in container: ContainerID, _ span: IDSpan, _ body: (TrackedOp, Counter, Counter) -> Void) {
+    func forEach(in container: ContainerID, _ span: IDSpan, _ body: (TrackedOp, OpCounter, OpCounter) -> Void) {
         guard let list = ops[container]?[span.peer] else { return }
         var lo = 0, hi = list.count
         while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].length <= span.start { lo = mid + 1 } else { hi = mid } }
@@ -359,7 +359,7 @@ extension VersionTracker {
     /// Moves the statuses to `target` by retreating the operations of `container` in
     /// `version − target` and forwarding those in `target − version`, found in `indexes`.
     /// - Complexity: O(k · (L + log n)) for k operations replayed.
-    func checkout(to target: VersionVector, frontiers targetFrontiers: [ID], container: ContainerID, indexes: [TrackedOpIndex]) {
+    func checkout(to target: VersionVector, frontiers targetFrontiers: [OpID], container: ContainerID, indexes: [TrackedOpIndex]) {
         for span in version.spans(notIn: target) { replay(span, container: container, indexes: indexes, forward: false) }
         for span in target.spans(notIn: version) { replay(span, container: container, indexes: indexes, forward: true) }
         version = target
@@ -383,8 +383,8 @@ extension VersionTracker {
 /// vector of a change's dependencies.
 struct CausalGraph {
     /// Per peer, the changes' (first counter, end, deps), sorted by counter.
-    private var changes: [PeerID: [(start: Counter, end: Counter, deps: [ID])]] = [:]
-    private var cache: [[ID]: VersionVector] = [:]
+    private var changes: [PeerID: [(start: OpCounter, end: OpCounter, deps: [OpID])]] = [:]
+    private var cache: [[OpID]: VersionVector] = [:]
 
     /// - Complexity: O(c) for c changes.
     init(history: [PeerID: [Change]]) {
@@ -392,13 +392,13 @@ struct CausalGraph {
     }
 
     /// Records a change (after the history's changes of its peer).
-    mutating func add(peer: PeerID, start: Counter, end: Counter, deps: [ID]) {
+    mutating func add(peer: PeerID, start: OpCounter, end: OpCounter, deps: [OpID]) {
         changes[peer, default: []].append((start, end, deps))
     }
 
     /// The version vector of everything `frontiers` causally include.
     /// - Complexity: O(c) for the c changes in their causal past not yet cached (each visited once).
-    mutating func versionVector(of frontiers: [ID]) -> VersionVector {
+    mutating func versionVector(of frontiers: [OpID]) -> VersionVector {
         let key = frontiers.sorted()
         if let known = cache[key] { return known }
         var vv = VersionVector()
@@ -424,8 +424,8 @@ struct CausalGraph {
     /// The frontiers of a version: the last ID of each peer that no other included ID depends on.
     /// - Complexity: O(p · c) for p peers in the version.
     mutating func frontiers(of vv: VersionVector) -> Frontiers {
-        let candidates = vv.ends.map { ID(peer: $0.key, counter: $0.value - 1) }
-        var out: [ID] = []
+        let candidates = vv.ends.map { OpID(peer: $0.key, counter: $0.value - 1) }
+        var out: [OpID] = []
         for x in candidates {
             let dominated = candidates.contains { y in
                 guard y != x else { return false }

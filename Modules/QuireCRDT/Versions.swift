@@ -2,12 +2,12 @@
 /// or ID was at fault; a throwing call changes nothing.
 public enum VersionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A frontier ID is not in the document's committed history (`known` is its version).
-    case unknownFrontier(ID, known: VersionVector)
+    case unknownFrontier(OpID, known: VersionVector)
     /// A version vector names operations the document does not have.
     case unknownVersion(VersionVector, known: VersionVector)
     /// A fork version would include a mark's start anchor but not its end anchor (`mark` is the
     /// mark's ID); a fork cannot hold half an operation.
-    case splitsMark(ID)
+    case splitsMark(OpID)
 
     public var description: String {
         switch self {
@@ -21,7 +21,7 @@ public enum VersionError: Error, Equatable, Sendable, CustomStringConvertible {
 extension DocStorage {
     /// The index in `changes[peer]` of the first change ending after `counter`.
     /// - Complexity: O(log c).
-    func firstChange(of peer: PeerID, endingAfter counter: Counter) -> Int {
+    func firstChange(of peer: PeerID, endingAfter counter: OpCounter) -> Int {
         guard let list = changes[peer] else { return 0 }
         var lo = 0, hi = list.count
         while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= counter { lo = mid + 1 } else { hi = mid } }
@@ -31,7 +31,7 @@ extension DocStorage {
     /// Adds the causal past of `ids` (the IDs included) to `vv`. Every change whose counters
     /// join `vv` has its dependencies walked once; what `vv` already holds is skipped.
     /// - Complexity: O(c · d) for c changes added and d dependencies each.
-    func addPast(of ids: [ID], to vv: inout VersionVector) {
+    func addPast(of ids: [OpID], to vv: inout VersionVector) {
         var stack = ids
         while let id = stack.popLast() {
             let known = vv[id.peer]
@@ -54,11 +54,11 @@ extension DocStorage {
     func frontiers(of vv: VersionVector) -> Frontiers {
         // A later op can only depend on earlier ones: walk from the highest Lamport down, and a
         // candidate already in the past of a kept one is not a frontier.
-        let candidates = vv.ends.map { ID(peer: $0.key, counter: $0.value - 1) }
+        let candidates = vv.ends.map { OpID(peer: $0.key, counter: $0.value - 1) }
             .map { ($0, lamport(of: $0) ?? 0) }
             .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.peer > $1.0.peer }
         var covered = VersionVector()
-        var kept: [ID] = []
+        var kept: [OpID] = []
         for (id, _) in candidates where covered[id.peer] <= id.counter {
             kept.append(id)
             addPast(of: [id], to: &covered)
@@ -67,7 +67,7 @@ extension DocStorage {
     }
 }
 
-extension Document {
+extension CRDTDocument {
     /// The version vector of `frontiers`: everything they include, with their causal past.
     /// Throws when a frontier ID is not in the committed history.
     /// - Complexity: O(c · d) for the c changes in that version with d dependencies each.

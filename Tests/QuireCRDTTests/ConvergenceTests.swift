@@ -18,7 +18,7 @@ import Testing
     }
 
     struct Peer {
-        var doc: Document
+        var doc: CRDTDocument
         var mirror = Mirror()
         var sent = VersionVector()
     }
@@ -91,7 +91,7 @@ import Testing
         p.doc = doc
     }
 
-    static func nestedText(_ doc: Document, _ rng: inout SeededRNG) -> ContainerID? {
+    static func nestedText(_ doc: CRDTDocument, _ rng: inout SeededRNG) -> ContainerID? {
         guard rng.chance(0.25) else { return nil }
         let nested = doc.map(map).values.compactMap { v -> ContainerID? in
             if case .container(let c) = v, c.type == .text { return c }
@@ -100,14 +100,14 @@ import Testing
         return nested.isEmpty ? nil : nested[rng.int(0..<nested.count)]
     }
 
-    static func allNodes(_ doc: Document, _ parent: TreeID? = nil) -> [TreeID] {
+    static func allNodes(_ doc: CRDTDocument, _ parent: TreeID? = nil) -> [TreeID] {
         doc.children(of: parent, in: tree).flatMap { [$0] + allNodes(doc, $0) }
     }
 
     static func session(seed: UInt64, peers count: Int, steps: Int) throws -> [Peer] {
         var rng = SeededRNG(seed: seed)
         var peers: [Peer] = (0..<count).map { i in
-            var d = Document(peer: PeerID(i + 1) &* 0x9E37_79B9)
+            var d = CRDTDocument(peer: PeerID(i + 1) &* 0x9E37_79B9)
             d.recordsEvents = true
             for (k, e) in keys { d.setExpand(e, forKey: k) }
             return Peer(doc: d)
@@ -151,7 +151,7 @@ import Testing
             #expect(diffs.isEmpty, "seed \(seed) peer \(p.doc.peer): \(diffs)")
         }
         // A snapshot carries everything: a loaded copy looks the same and keeps syncing.
-        let loaded = try Document.load(snapshot: peers[0].doc.exportSnapshot(), peer: 77)
+        let loaded = try CRDTDocument.load(snapshot: peers[0].doc.exportSnapshot(), peer: 77)
         #expect(fingerprint(loaded) == first)
     }
 }

@@ -8,7 +8,7 @@ import Testing
     @Test(arguments: 0..<20)
     func cursorsFollowTheirAnchorInAModel(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         var tokens: [(token: Int, alive: Bool)] = []
         var next = 0
         var cursors: [(Cursor, token: Int?, side: Cursor.Side)] = []
@@ -55,9 +55,9 @@ import Testing
     }
 
     @Test func cursorSurvivesRemoteEditsAndDeletionAndEncodes() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         try a.insertText("hello world", at: 0, in: Self.t); a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
         let c = try a.cursor(at: 6, in: Self.t)          // before "w"
         try b.insertText(">>", at: 0, in: Self.t)
         try b.delete(at: 8, count: 1, in: Self.t)        // delete "w" (the anchor)

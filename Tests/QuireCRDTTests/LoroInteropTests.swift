@@ -13,17 +13,17 @@ struct LoroInteropTests {
     /// The expand rules loro_peer.py configures.
     static let styles: [(String, ExpandType)] = [("bold", .after), ("italic", .both), ("comment", .before), ("link", .none)]
 
-    static func document(peer: PeerID) -> Document {
-        var doc = Document(peer: peer)
+    static func document(peer: PeerID) -> CRDTDocument {
+        var doc = CRDTDocument(peer: peer)
         for (key, expand) in styles { doc.setExpand(expand, forKey: key) }
         return doc
     }
 
     /// Expects the Loro document `name` to hold what `doc` holds: deep value and every text's delta.
-    static func expectSame(_ doc: Document, _ loro: LoroPeer, _ name: String, _ context: String) throws {
+    static func expectSame(_ doc: CRDTDocument, _ loro: LoroPeer, _ name: String, _ context: String) throws {
         let texts = Comparable.texts(doc)
         let state = try loro.state(name, texts: texts)
-        #expect(Comparable.deep(state.deep) == Comparable.deep(doc.deepValue), "\(context): deep values differ\nloro:  \(Value.json(state.deep))\nswift: \(doc.deepValueJSON())")
+        #expect(Comparable.deep(state.deep) == Comparable.deep(doc.deepValue), "\(context): deep values differ\nloro:  \(CRDTValue.json(state.deep))\nswift: \(doc.deepValueJSON())")
         for c in texts {
             #expect(state.deltas[c.description] == Comparable.delta(doc, c), "\(context): deltas of \(c) differ")
         }
@@ -154,7 +154,7 @@ struct LoroInteropTests {
 
     /// One participant: a Swift document or a document in the Loro peer.
     enum Participant {
-        case swift(Document)
+        case swift(CRDTDocument)
         case loro(String)
     }
 
@@ -249,7 +249,7 @@ struct LoroInteropTests {
             for json in full.shuffled(using: &rng) { try deliver(json, to: j, &peers, loro) }
         }
         // Everyone holds the same document.
-        guard let reference = peers.lazy.compactMap({ p -> Document? in if case .swift(let d) = p { return d }; return nil }).first else { return }
+        guard let reference = peers.lazy.compactMap({ p -> CRDTDocument? in if case .swift(let d) = p { return d }; return nil }).first else { return }
         for (i, p) in peers.enumerated() {
             switch p {
             case .swift(let doc):
@@ -275,7 +275,7 @@ struct LoroInteropTests {
     }
 
     /// The Swift side of the random edits (the same mix loro_peer.py makes).
-    static func randomEdit(_ doc: inout Document, _ rng: inout SeededRNG) throws {
+    static func randomEdit(_ doc: inout CRDTDocument, _ rng: inout SeededRNG) throws {
         let words = ["a", "b", "c", " ", "\n", "é", "中", "😀", "👍🏽", "xy"]
         let n = doc.length(of: body)
         switch rng.int(0..<100) {
@@ -332,7 +332,7 @@ struct LoroInteropTests {
         }
     }
 
-    static func allNodes(_ doc: Document) -> [TreeID] {
+    static func allNodes(_ doc: CRDTDocument) -> [TreeID] {
         var out: [TreeID] = []
         var stack: [TreeID?] = [nil]
         while let parent = stack.popLast() {
@@ -341,7 +341,7 @@ struct LoroInteropTests {
         return out
     }
 
-    static func isAncestor(_ node: TreeID, of other: TreeID, _ doc: Document) throws -> Bool {
+    static func isAncestor(_ node: TreeID, of other: TreeID, _ doc: CRDTDocument) throws -> Bool {
         var cur: TreeID? = other
         while let c = cur {
             if c == node { return true }

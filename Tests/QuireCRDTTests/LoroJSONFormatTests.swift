@@ -13,7 +13,7 @@ import Testing
     }
 
     /// A text delta as the plain value Loro's `to_delta()` gives (attributes omitted when empty).
-    static func deltaValue(_ doc: Document, _ c: ContainerID) -> Value {
+    static func deltaValue(_ doc: CRDTDocument, _ c: ContainerID) -> CRDTValue {
         .list(doc.toDelta(c).compactMap { step in
             guard case let .insert(s, attributes) = step else { return nil }
             return attributes.isEmpty ? .map(["insert": .string(s)]) : .map(["insert": .string(s), "attributes": .map(attributes)])
@@ -23,10 +23,10 @@ import Testing
     @Test func importsWhatLoroWrote() throws {
         let updates = try LoroJSONUpdates(json: Self.fixture("sample-updates.json"))
         #expect(updates.changes.count == 2)
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         let status = try doc.importJSONUpdates(updates)
         #expect(status.pending.isEmpty)
-        let expected = try Value(json: Self.fixture("sample-expected.json"))
+        let expected = try CRDTValue(json: Self.fixture("sample-expected.json"))
         guard case .map(let fields) = expected else { Issue.record("expected an object"); return }
         #expect(doc.deepValue == fields["deep"])
         #expect(Self.deltaValue(doc, Self.text) == fields["delta"])
@@ -37,10 +37,10 @@ import Testing
     }
 
     @Test func reExportReadsBackTheSame() throws {
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         try doc.importJSONUpdates(Self.fixture("sample-updates.json"))
         let json = doc.exportJSONUpdates().jsonString(prettyPrinted: true)
-        var again = Document(peer: 2)
+        var again = CRDTDocument(peer: 2)
         try again.importJSONUpdates(json)
         #expect(again.deepValue == doc.deepValue)
         #expect(again.toDelta(Self.text) == doc.toDelta(Self.text))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func swiftEditsRoundTrip() throws {
-        var a = Document(peer: 11)
+        var a = CRDTDocument(peer: 11)
         a.setExpand(.none, forKey: "link")
         try a.insertText("Hello world", at: 0, in: Self.text)
         a.commit()
@@ -76,7 +76,7 @@ import Testing
         try a.moveNode(n2, under: n1, at: 0, in: tree)
         try a.deleteNode(n3, in: tree)
         a.commit()
-        var b = Document(peer: 12)
+        var b = CRDTDocument(peer: 12)
         try b.importJSONUpdates(a.exportJSONUpdates().jsonString())
         #expect(b.deepValue == a.deepValue)
         #expect(b.toDelta(Self.text) == a.toDelta(Self.text))
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func concurrentSwiftPeersConvergeThroughJSON() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.insertText("abc", at: 0, in: Self.text)
         a.commit()
         try b.importJSONUpdates(a.exportJSONUpdates())
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func waitsForMissingDependencies() throws {
-        var a = Document(peer: 5)
+        var a = CRDTDocument(peer: 5)
         try a.insertText("one", at: 0, in: Self.text)
         a.commit()
         let first = a.exportJSONUpdates()
@@ -119,7 +119,7 @@ import Testing
         try a.insertText(" two", at: 3, in: Self.text)
         a.commit()
         let second = a.exportJSONUpdates(from: v)
-        var b = Document(peer: 6)
+        var b = CRDTDocument(peer: 6)
         let status = try b.importJSONUpdates(second)
         #expect(status.pending == [IDSpan(peer: 5, start: 3, end: 7)])
         // The same waiting change again is kept once.
@@ -133,8 +133,8 @@ import Testing
 
     // MARK: errors leave the document unchanged
 
-    static func populated() throws -> Document {
-        var doc = Document(peer: 9)
+    static func populated() throws -> CRDTDocument {
+        var doc = CRDTDocument(peer: 9)
         try doc.insertText("keep me", at: 0, in: text)
         doc.commit()
         return doc
@@ -210,11 +210,11 @@ import Testing
     }
 
     @Test func valuesRoundTripThroughJSON() throws {
-        let value = Value.map(["a": .list([.int(-3), .double(1.0), .double(2.5e-8), .string("q\"\n😀"), .null, .bool(false)]),
+        let value = CRDTValue.map(["a": .list([.int(-3), .double(1.0), .double(2.5e-8), .string("q\"\n😀"), .null, .bool(false)]),
                                "b": .map([:]), "c": .list([])])
-        #expect(try Value(json: Value.json(value)) == value)
-        #expect(try Value(json: Value.json(value, prettyPrinted: true)) == value)
-        #expect(Value.json(.binary([1, 2])) == "[1,2]")
-        #expect(try Value(json: "18446744073709551615") == .double(Double(UInt64.max)))
+        #expect(try CRDTValue(json: CRDTValue.json(value)) == value)
+        #expect(try CRDTValue(json: CRDTValue.json(value, prettyPrinted: true)) == value)
+        #expect(CRDTValue.json(.binary([1, 2])) == "[1,2]")
+        #expect(try CRDTValue(json: "18446744073709551615") == .double(Double(UInt64.max)))
     }
 }

@@ -87,23 +87,23 @@ final class LoroPeer {
 
     func importJSON(_ doc: String, _ json: String) throws { try request(["cmd": "import", "doc": doc, "json": json]) }
 
-    /// What a Loro document holds, as values comparable with a ``Document``'s.
+    /// What a Loro document holds, as values comparable with a ``CRDTDocument``'s.
     struct State {
-        var deep: Value
-        var deltas: [String: Value]
+        var deep: CRDTValue
+        var deltas: [String: CRDTValue]
         var version: VersionVector
     }
 
     func state(_ doc: String, texts: [ContainerID]) throws -> State {
         let reply = try request(["cmd": "state", "doc": doc, "texts": texts.map(\.description)])
-        func value(_ any: Any?) throws -> Value {
+        func value(_ any: Any?) throws -> CRDTValue {
             let data = try JSONSerialization.data(withJSONObject: any ?? NSNull(), options: [.fragmentsAllowed])
-            return try Value(json: String(decoding: data, as: UTF8.self))
+            return try CRDTValue(json: String(decoding: data, as: UTF8.self))
         }
-        var deltas: [String: Value] = [:]
+        var deltas: [String: CRDTValue] = [:]
         for (name, list) in reply["deltas"] as? [String: Any] ?? [:] { deltas[name] = try value(list) }
-        var ends: [PeerID: Counter] = [:]
-        for (peer, end) in reply["vv"] as? [String: Int] ?? [:] { ends[PeerID(peer)!] = Counter(end) }
+        var ends: [PeerID: OpCounter] = [:]
+        for (peer, end) in reply["vv"] as? [String: Int] ?? [:] { ends[PeerID(peer)!] = OpCounter(end) }
         return State(deep: try value(reply["deep"]), deltas: deltas, version: VersionVector(ends))
     }
 }
@@ -112,7 +112,7 @@ final class LoroPeer {
 enum Comparable {
     /// A deep value without root containers that are empty (Loro lists every root a document
     /// touched; QuireCRDT only those with state).
-    static func deep(_ v: Value) -> Value {
+    static func deep(_ v: CRDTValue) -> CRDTValue {
         guard case .map(let roots) = v else { return v }
         return .map(roots.filter { _, value in
             switch value {
@@ -125,7 +125,7 @@ enum Comparable {
     }
 
     /// A text delta as loro-py's `to_delta()` gives it (attributes omitted when there are none).
-    static func delta(_ doc: Document, _ c: ContainerID) -> Value {
+    static func delta(_ doc: CRDTDocument, _ c: ContainerID) -> CRDTValue {
         .list(doc.toDelta(c).compactMap { step in
             guard case let .insert(s, attributes) = step else { return nil }
             return attributes.isEmpty ? .map(["insert": .string(s)]) : .map(["insert": .string(s), "attributes": .map(attributes)])
@@ -133,5 +133,5 @@ enum Comparable {
     }
 
     /// Every text container of a document.
-    static func texts(_ doc: Document) -> [ContainerID] { doc.containers.filter { $0.type == .text } }
+    static func texts(_ doc: CRDTDocument) -> [ContainerID] { doc.containers.filter { $0.type == .text } }
 }

@@ -6,8 +6,8 @@ import Testing
 @Suite struct MarkTests {
     static let t = ContainerID.root(name: "t", type: .text)
 
-    func make(_ peer: PeerID, _ text: String = "The fox jumped.") throws -> Document {
-        var d = Document(peer: peer)
+    func make(_ peer: PeerID, _ text: String = "The fox jumped.") throws -> CRDTDocument {
+        var d = CRDTDocument(peer: peer)
         d.setExpand(.after, forKey: "bold")
         d.setExpand(.none, forKey: "link")
         d.setExpand(.both, forKey: "italic")
@@ -17,9 +17,9 @@ import Testing
     }
 
     /// The attributes of each scalar.
-    func styles(_ d: Document) -> [[String: Value]] { flatten(d.toDelta(Self.t)).map(\.1) }
+    func styles(_ d: CRDTDocument) -> [[String: CRDTValue]] { flatten(d.toDelta(Self.t)).map(\.1) }
 
-    func sync(_ docs: inout [Document]) throws {
+    func sync(_ docs: inout [CRDTDocument]) throws {
         for i in docs.indices { for j in docs.indices where i != j { try docs[j].importUpdates(docs[i].exportUpdates()) } }
     }
 
@@ -43,7 +43,7 @@ import Testing
     @Test func concurrentOverlappingFormattingCombines() throws {
         // Peritext example: Alice bolds "The fox", Bob italicizes "fox jumped".
         var alice = try make(1)
-        var bob = try Document.load(snapshot: alice.exportSnapshot(), peer: 2)
+        var bob = try CRDTDocument.load(snapshot: alice.exportSnapshot(), peer: 2)
         try alice.mark(0..<7, key: "bold", value: .bool(true), in: Self.t); alice.commit()
         try bob.mark(4..<14, key: "italic", value: .bool(true), in: Self.t); bob.commit()
         var docs = [alice, bob]
@@ -59,13 +59,13 @@ import Testing
     @Test func unmarkRemovesAndHighestLamportWins() throws {
         var a = try make(1)
         try a.mark(0..<14, key: "bold", value: .bool(true), in: Self.t); a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
         try b.unmark(4..<7, key: "bold", in: Self.t); b.commit()
         try a.importUpdates(b.exportUpdates(since: a.version))
         let s = styles(a)
         #expect(s[3]["bold"] == .bool(true) && s[4]["bold"] == nil && s[6]["bold"] == nil && s[7]["bold"] == .bool(true))
         // Concurrent links with different values: the op with the higher (Lamport, peer) wins the overlap.
-        var c = try make(1), d = try Document.load(snapshot: c.exportSnapshot(), peer: 2)
+        var c = try make(1), d = try CRDTDocument.load(snapshot: c.exportSnapshot(), peer: 2)
         try c.mark(0..<7, key: "link", value: .string("u1"), in: Self.t); c.commit()
         try d.mark(4..<10, key: "link", value: .string("u2"), in: Self.t); d.commit()
         var docs = [c, d]
@@ -83,7 +83,7 @@ import Testing
         try a.mark(0..<2, key: "bold", value: .bool(true), in: Self.t)
         try a.mark(0..<2, key: "link", value: .string("x"), in: Self.t)
         a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
         try b.insertText("c", at: 2, in: Self.t); b.commit()
         try a.importUpdates(b.exportUpdates(since: a.version))
         #expect(styles(a)[2] == ["bold": .bool(true)])
@@ -96,7 +96,7 @@ import Testing
         let base = try make(1, "abcdefgh")
         let snapshot = base.exportSnapshot()
         var docs = [base]
-        for p in 2...3 { docs.append(try Document.load(snapshot: snapshot, peer: PeerID(p))) }
+        for p in 2...3 { docs.append(try CRDTDocument.load(snapshot: snapshot, peer: PeerID(p))) }
         for _ in 0..<6 {
             for i in docs.indices {
                 let len = docs[i].length(of: Self.t)

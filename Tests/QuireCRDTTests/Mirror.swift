@@ -2,9 +2,9 @@
 
 /// A plain model of a document patched only from events; tests compare it with the document.
 struct Mirror {
-    var texts: [ContainerID: [(Unicode.Scalar, [String: Value])]] = [:]
-    var lists: [ContainerID: [Value]] = [:]
-    var maps: [ContainerID: [String: Value]] = [:]
+    var texts: [ContainerID: [(Unicode.Scalar, [String: CRDTValue])]] = [:]
+    var lists: [ContainerID: [CRDTValue]] = [:]
+    var maps: [ContainerID: [String: CRDTValue]] = [:]
     var trees: [ContainerID: [TreeID?: [TreeID]]] = [:]
     var paths: [ContainerEvent] = []
 
@@ -99,8 +99,8 @@ struct Mirror {
     }
 }
 
-func flatten(_ delta: [TextDelta]) -> [(Unicode.Scalar, [String: Value])] {
-    var out: [(Unicode.Scalar, [String: Value])] = []
+func flatten(_ delta: [TextDelta]) -> [(Unicode.Scalar, [String: CRDTValue])] {
+    var out: [(Unicode.Scalar, [String: CRDTValue])] = []
     for d in delta { if case let .insert(s, a) = d { for u in s.unicodeScalars { out.append((u, a)) } } }
     return out
 }

@@ -6,7 +6,7 @@ import Testing
     func twoPeersTextConverge(seed: Int) throws {
         var rng = SeededRNG(seed: UInt64(seed))
         let t = ContainerID.root(name: "t", type: .text)
-        var docs = [Document(peer: 1), Document(peer: 2), Document(peer: 3)]
+        var docs = [CRDTDocument(peer: 1), CRDTDocument(peer: 2), CRDTDocument(peer: 3)]
         for _ in 0..<rng.int(1..<6) {
             for i in docs.indices {
                 for _ in 0..<rng.int(1..<4) {
@@ -37,12 +37,12 @@ import Testing
 
     @Test(arguments: [(false, false), (true, true), (false, true), (true, false)])
     func concurrentRunsStayContiguous(aBackwards: Bool, bBackwards: Bool) throws {
-        var base = Document(peer: 1)
+        var base = CRDTDocument(peer: 1)
         try base.insertText("[]", at: 0, in: Self.t)
         base.commit()
-        var a = try Document.load(snapshot: base.exportSnapshot(), peer: 10)
-        var b = try Document.load(snapshot: base.exportSnapshot(), peer: 20)
-        func type(_ word: String, into doc: inout Document, backwards: Bool) throws {
+        var a = try CRDTDocument.load(snapshot: base.exportSnapshot(), peer: 10)
+        var b = try CRDTDocument.load(snapshot: base.exportSnapshot(), peer: 20)
+        func type(_ word: String, into doc: inout CRDTDocument, backwards: Bool) throws {
             for (i, ch) in (backwards ? Array(word.reversed()) : Array(word)).enumerated() {
                 try doc.insertText(String(ch), at: backwards ? 1 : 1 + i, in: Self.t)
                 doc.commit()

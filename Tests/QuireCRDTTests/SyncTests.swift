@@ -5,7 +5,7 @@ import Testing
     static let t = ContainerID.root(name: "body", type: .text)
 
     /// A small document using every container kind, and its blobs.
-    static func sample() throws -> Document {
+    static func sample() throws -> CRDTDocument {
         let peers = try ConvergenceTests.session(seed: 42, peers: 3, steps: 12)
         return peers[0].doc
     }
@@ -31,7 +31,7 @@ import Testing
     @Test func tenThousandMutatedBlobsNeverCrashNorChangeTheDocument() throws {
         let source = try Self.sample()
         let blobs = [source.exportUpdates(), source.exportSnapshot()]
-        var target = Document(peer: 99)
+        var target = CRDTDocument(peer: 99)
         try target.insertText("keep", at: 0, in: Self.t)
         target.commit()
         let before = fingerprint(target), version = target.version
@@ -46,7 +46,7 @@ import Testing
                 accepted += 1
                 #expect(reseal, "a blob with a broken checksum was accepted")
                 // What was accepted must round-trip through a snapshot.
-                let reloaded = Result { () throws(CRDTError) in try Document.load(snapshot: copy.exportSnapshot(), peer: 6) }
+                let reloaded = Result { () throws(CRDTError) in try CRDTDocument.load(snapshot: copy.exportSnapshot(), peer: 6) }
                 if case .failure(let e) = reloaded { Issue.record("accepted import does not round-trip: \(e)") }
             } catch {
                 rejected += 1
@@ -55,7 +55,7 @@ import Testing
             }
             if i % 3 == 0 {
                 // Loading must not crash; damaged blobs give a typed error.
-                let loaded = Result { () throws(CRDTError) in try Document.load(snapshot: blob, peer: 5) }
+                let loaded = Result { () throws(CRDTError) in try CRDTDocument.load(snapshot: blob, peer: 5) }
                 if case .success = loaded { #expect(reseal, "a snapshot with a broken checksum loaded") }
             }
         }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func importingInAnyOrderConverges() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         var updates: [[UInt8]] = []
         for i in 0..<20 {
             let v = a.version
@@ -75,7 +75,7 @@ import Testing
         }
         var rng = SeededRNG(seed: 7)
         for _ in 0..<20 {
-            var b = Document(peer: 2)
+            var b = CRDTDocument(peer: 2)
             var order = updates + updates.prefix(5)
             order.shuffle(using: &rng)
             for u in order { try b.importUpdates(u) }
@@ -85,9 +85,9 @@ import Testing
     }
 
     @Test func snapshotOfAnOtherDocImportsIntoANonEmptyDocument() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         try a.insertText("abc", at: 0, in: Self.t); a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
         try b.insertText("X", at: 1, in: Self.t); b.commit()
         try a.insertText("Y", at: 3, in: Self.t); a.commit()
         try a.importUpdates(b.exportSnapshot())
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func eventsCarryPathsToNestedContainers() throws {
-        var d = Document(peer: 1)
+        var d = CRDTDocument(peer: 1)
         d.recordsEvents = true
         let root = ContainerID.root(name: "doc", type: .map)
         let list = try d.setContainer("blocks", .list, in: root)
@@ -114,7 +114,7 @@ import Testing
         #expect(e.pathContainers == [root, list, para])
         #expect(e.path == [.key("blocks"), .index(1), .key("text")])
         #expect(e.diff == .text([.insert("hi", attributes: [:])]))
-        var other = Document(peer: 2)
+        var other = CRDTDocument(peer: 2)
         other.recordsEvents = true
         let status = try other.importUpdates(d.exportUpdates())
         var mirror = Mirror()
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func backgroundImportsWhileReadingSnapshots() async throws {
-        var writer = Document(peer: 1)
+        var writer = CRDTDocument(peer: 1)
         var updates: [[UInt8]] = []
         for i in 0..<200 {
             let v = writer.version
@@ -132,7 +132,7 @@ import Testing
             writer.commit()
             updates.append(writer.exportUpdates(since: v))
         }
-        let shared = SharedDocument(Document(peer: 2))
+        let shared = SharedDocument(CRDTDocument(peer: 2))
         let stream = await shared.events()
         let blobs = updates
         let importer = Task.detached {
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func wellFormedButInvalidReferencesAreRejectedWithoutChanges() throws {
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         try doc.insertText("abc", at: 0, in: Self.t)
         doc.commit()
         let before = fingerprint(doc), version = doc.version
@@ -229,7 +229,7 @@ import Testing
             .mapSet(key: "k", value: .int(1)),                                             // map op on a text
         ]
         for content in cases {
-            let change = Change(peer: 7, counter: 0, lamport: 3, deps: [ID(peer: 1, counter: 2)],
+            let change = Change(peer: 7, counter: 0, lamport: 3, deps: [OpID(peer: 1, counter: 2)],
                                 ops: [Op(container: Self.t, counter: 0, content: content)], length: 1)
             var copy = doc
             #expect(throws: CRDTError.self) { try copy.importUpdates(Self.blob([change])) }
@@ -253,19 +253,19 @@ import Testing
         var rng = SeededRNG(seed: seed)
         let source = try SyncTests.sample()
         // A small body (no compression) so mutations hit the structure directly.
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         try doc.insertText("ab", at: 0, in: SyncTests.t)
         try doc.mark(0..<1, key: "bold", value: .bool(true), in: SyncTests.t)
         doc.commit()
         let blobs = [doc.exportSnapshot(), source.exportSnapshot()]
         var bytes = blobs[Int(seed % 2)]
         for _ in 0..<rng.int(1..<3) { bytes[rng.int(2..<(bytes.count - 4))] ^= UInt8(rng.int(1..<256)) }
-        let result = Result { () throws(CRDTError) in try Document.load(snapshot: Self.reseal(bytes), peer: 9) }
+        let result = Result { () throws(CRDTError) in try CRDTDocument.load(snapshot: Self.reseal(bytes), peer: 9) }
         if case .success(var loaded) = result {
             // Whatever loaded must stay usable: export, re-import and edit without crashing.
-            let again = Result { () throws(CRDTError) in try Document.load(snapshot: loaded.exportSnapshot(), peer: 10) }
+            let again = Result { () throws(CRDTError) in try CRDTDocument.load(snapshot: loaded.exportSnapshot(), peer: 10) }
             if case .failure(let e) = again { Issue.record("re-export of a loaded snapshot failed: \(e)") }
-            var fresh = Document(peer: 11)
+            var fresh = CRDTDocument(peer: 11)
             _ = Result { () throws(CRDTError) in try fresh.importUpdates(loaded.exportUpdates()) }
             _ = Result { () throws(CRDTError) in try loaded.insertText("x", at: 0, in: SyncTests.t) }
         }

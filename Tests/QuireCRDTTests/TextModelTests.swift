@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: 0..<20)
     func textMatchesScalarModel(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         var model: [Unicode.Scalar] = []
         for step in 0..<300 {
             let unit: TextUnit = [.unicodeScalar, .utf16, .utf8][rng.int(0..<3)]
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func badPositionsThrowAndLeaveTheDocumentUnchanged() throws {
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         try doc.insertText("a😀b", at: 0, in: Self.t)
         doc.commit()
         let before = doc.text(Self.t), version = doc.version
@@ -70,15 +70,15 @@ import Testing
     func listMatchesArrayModel(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
         let l = ContainerID.root(name: "l", type: .list)
-        var doc = Document(peer: 3)
-        var model: [Value] = []
+        var doc = CRDTDocument(peer: 3)
+        var model: [CRDTValue] = []
         for step in 0..<400 {
             if !model.isEmpty && rng.chance(0.4) {
                 let a = rng.int(0..<model.count), n = rng.int(1..<(min(3, model.count - a) + 1))
                 try doc.delete(at: a, count: n, in: l)
                 model.removeSubrange(a..<(a + n))
             } else {
-                let vs: [Value] = (0..<rng.int(1..<3)).map { _ in .int(Int64(step)) }
+                let vs: [CRDTValue] = (0..<rng.int(1..<3)).map { _ in .int(Int64(step)) }
                 let a = rng.int(0..<(model.count + 1))
                 try doc.insert(vs, at: a, in: l)
                 model.insert(contentsOf: vs, at: a)
@@ -90,7 +90,7 @@ import Testing
 
     @Test func mapLastWriterWinsByLamportThenPeer() throws {
         let m = ContainerID.root(name: "m", type: .map)
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.set("k", .string("a"), in: m); a.commit()
         try b.set("k", .string("b"), in: m); b.commit()
         // Same Lamport (0): the larger peer wins on both sides.
@@ -123,15 +123,15 @@ import Testing
     func mapMatchesDictionaryModel(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
         let m = ContainerID.root(name: "m", type: .map)
-        var doc = Document(peer: 5)
-        var model: [String: Value] = [:]
+        var doc = CRDTDocument(peer: 5)
+        var model: [String: CRDTValue] = [:]
         for step in 0..<400 {
             let key = "k\(rng.int(0..<8))"
             if rng.chance(0.3) {
                 try doc.removeKey(key, in: m)
                 model[key] = nil
             } else {
-                let v: Value = rng.chance(0.5) ? .int(Int64(step)) : .string(randomString(&rng, maxScalars: 2))
+                let v: CRDTValue = rng.chance(0.5) ? .int(Int64(step)) : .string(randomString(&rng, maxScalars: 2))
                 try doc.set(key, v, in: m)
                 model[key] = v
             }

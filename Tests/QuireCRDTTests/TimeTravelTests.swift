@@ -44,7 +44,7 @@ extension Mirror {
             }
             guard (t + 1) % 100 == 0 else { continue }
             // One peer, one change per transaction: the version is the last atom so far.
-            let frontiers = Frontiers([ID(peer: 1, counter: atoms - 1)])
+            let frontiers = Frontiers([OpID(peer: 1, counter: atoms - 1)])
             let start = clock.now
             var text = try doc.checkout(frontiers).text(TraceReplay.textID)
             checkoutTime += clock.now - start
@@ -69,14 +69,14 @@ extension Mirror {
 
     /// A random three-peer session over every container kind that records each peer's version
     /// and what it showed after every commit and import; returns the merged document.
-    static func recordedSession(seed: UInt64) throws -> (Document, [Recorded]) {
+    static func recordedSession(seed: UInt64) throws -> (CRDTDocument, [Recorded]) {
         var rng = SeededRNG(seed: seed &+ 7_000)
         var peers = (0..<3).map { i -> ConvergenceTests.Peer in
-            var d = Document(peer: PeerID(i + 11))
+            var d = CRDTDocument(peer: PeerID(i + 11))
             for (k, e) in ConvergenceTests.keys { d.setExpand(e, forKey: k) }
             return ConvergenceTests.Peer(doc: d)
         }
-        var recorded = [Recorded(frontiers: Frontiers(), fingerprint: fingerprint(Document(peer: 1)))]
+        var recorded = [Recorded(frontiers: Frontiers(), fingerprint: fingerprint(CRDTDocument(peer: 1)))]
         for _ in 0..<24 {
             let i = rng.int(0..<peers.count)
             for _ in 0..<rng.int(1..<4) { try ConvergenceTests.randomEdit(&peers[i], &rng) }
@@ -136,7 +136,7 @@ extension Mirror {
 
     @Test func versionConversionsAndErrors() throws {
         let t = ContainerID.root(name: "t", type: .text)
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.insertText("ab", at: 0, in: t)
         a.commit()
         try b.importUpdates(a.exportUpdates())
@@ -146,27 +146,27 @@ extension Mirror {
         a.commit()
         try a.importUpdates(b.exportUpdates())
         // Concurrent heads: both are frontiers, and the version covers both histories.
-        #expect(a.frontiers == Frontiers([ID(peer: 1, counter: 2), ID(peer: 2, counter: 0)]))
+        #expect(a.frontiers == Frontiers([OpID(peer: 1, counter: 2), OpID(peer: 2, counter: 0)]))
         #expect(try a.versionVector(of: a.frontiers) == VersionVector([1: 3, 2: 1]))
-        #expect(try a.versionVector(of: Frontiers([ID(peer: 2, counter: 0)])) == VersionVector([1: 2, 2: 1]))
-        #expect(try a.frontiers(of: VersionVector([1: 2, 2: 1])) == Frontiers([ID(peer: 2, counter: 0)]))
-        #expect(try a.checkout(Frontiers([ID(peer: 2, counter: 0)])).text(t) == "aXb")
-        #expect(try a.checkout(Frontiers([ID(peer: 1, counter: 2)])).text(t) == "abc")
+        #expect(try a.versionVector(of: Frontiers([OpID(peer: 2, counter: 0)])) == VersionVector([1: 2, 2: 1]))
+        #expect(try a.frontiers(of: VersionVector([1: 2, 2: 1])) == Frontiers([OpID(peer: 2, counter: 0)]))
+        #expect(try a.checkout(Frontiers([OpID(peer: 2, counter: 0)])).text(t) == "aXb")
+        #expect(try a.checkout(Frontiers([OpID(peer: 1, counter: 2)])).text(t) == "abc")
         #expect(try a.checkout(Frontiers()).text(t) == "")
-        #expect(throws: VersionError.unknownFrontier(ID(peer: 3, counter: 0), known: a.version)) {
-            try a.checkout(Frontiers([ID(peer: 3, counter: 0)]))
+        #expect(throws: VersionError.unknownFrontier(OpID(peer: 3, counter: 0), known: a.version)) {
+            try a.checkout(Frontiers([OpID(peer: 3, counter: 0)]))
         }
         #expect(throws: VersionError.unknownVersion(VersionVector([1: 9]), known: a.version)) {
             try a.frontiers(of: VersionVector([1: 9]))
         }
         // A past version reads like the document: cursors resolve where they were.
         let cursor = try a.cursor(at: 2, in: t)
-        #expect(try a.checkout(Frontiers([ID(peer: 2, counter: 0)])).resolve(cursor, unit: .unicodeScalar) == 2)
+        #expect(try a.checkout(Frontiers([OpID(peer: 2, counter: 0)])).resolve(cursor, unit: .unicodeScalar) == 2)
     }
 
     @Test func forkKeepsHistoryUnderANewPeer() throws {
         let t = ContainerID.root(name: "t", type: .text)
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         try a.insertText("hello", at: 0, in: t)
         a.commit()
         let before = a.frontiers
@@ -181,8 +181,8 @@ extension Mirror {
         #expect(old.toDelta(t) == [.insert("hello", attributes: [:])])
         #expect(old.version == VersionVector([1: 5]))
         // Cutting between a mark's two anchors is refused.
-        #expect(throws: VersionError.splitsMark(ID(peer: 1, counter: 5))) {
-            try a.fork(at: Frontiers([ID(peer: 1, counter: 5)]))
+        #expect(throws: VersionError.splitsMark(OpID(peer: 1, counter: 5))) {
+            try a.fork(at: Frontiers([OpID(peer: 1, counter: 5)]))
         }
         // Uncommitted operations stay out of a fork and out of checkouts until committed.
         var pending = a

@@ -14,9 +14,9 @@ import Testing
         #expect(doc.length(of: TraceReplay.textID, unit: .utf8) == trace.endContent.utf8.count)
         // The snapshot round-trips and the update log rebuilds the same text.
         let snap = doc.exportSnapshot()
-        let loaded = try Document.load(snapshot: snap, peer: 9)
+        let loaded = try CRDTDocument.load(snapshot: snap, peer: 9)
         #expect(loaded.text(TraceReplay.textID) == trace.endContent)
-        var fresh = Document(peer: 7)
+        var fresh = CRDTDocument(peer: 7)
         try fresh.importUpdates(doc.exportUpdates())
         #expect(fresh.text(TraceReplay.textID) == trace.endContent)
         #expect(fresh.version == doc.version)

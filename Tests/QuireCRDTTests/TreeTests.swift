@@ -7,7 +7,7 @@ import Testing
     @Test(arguments: 0..<10)
     func siblingOrderMatchesArrayModel(seed: UInt64) throws {
         var rng = SeededRNG(seed: seed)
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         var model: [TreeID] = []
         for step in 0..<300 {
             if !model.isEmpty && rng.chance(0.3) {
@@ -36,7 +36,7 @@ import Testing
     /// after theirs alone gave the next sibling's index here, and the node landed after that
     /// one too, tied with it (model undo seed 14374).
     @Test func aNodePlacedInsideATieGoesRightAfterIt() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         let x = try a.createNode(in: Self.tree)
         a.commit()
         let y = try b.createNode(in: Self.tree)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func localCycleIsRejectedAndLeavesTheTreeUnchanged() throws {
-        var doc = Document(peer: 1)
+        var doc = CRDTDocument(peer: 1)
         let a = try doc.createNode(in: Self.tree)
         let b = try doc.createNode(under: a, in: Self.tree)
         let c = try doc.createNode(under: b, in: Self.tree)
@@ -70,11 +70,11 @@ import Testing
     }
 
     @Test func concurrentMovesThatWouldCycleConverge() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         let x = try a.createNode(in: Self.tree)
         let y = try a.createNode(in: Self.tree)
         a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
         try a.moveNode(x, under: y, in: Self.tree); a.commit()   // x under y
         try b.moveNode(y, under: x, in: Self.tree); b.commit()   // y under x
         let ua = a.exportUpdates(), ub = b.exportUpdates()
@@ -86,13 +86,13 @@ import Testing
     }
 
     @Test func lateOpIsInsertedByUndoDoRedo() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         let p = try a.createNode(in: Self.tree)
         let q = try a.createNode(in: Self.tree)
         let n = try a.createNode(in: Self.tree)
         a.commit()
-        var b = try Document.load(snapshot: a.exportSnapshot(), peer: 2)
-        var c = try Document.load(snapshot: a.exportSnapshot(), peer: 3)
+        var b = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 2)
+        var c = try CRDTDocument.load(snapshot: a.exportSnapshot(), peer: 3)
         try b.moveNode(n, under: p, in: Self.tree); b.commit()            // Lamport 3
         try c.set("x", .int(1), in: c.properties(of: q))                   // Lamport 3
         try c.set("y", .int(2), in: c.properties(of: q))                   // Lamport 4
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func nodePropertiesHoldATextBlock() throws {
-        var a = Document(peer: 1)
+        var a = CRDTDocument(peer: 1)
         let block = try a.createNode(in: Self.tree)
         let props = a.properties(of: block)
         try a.set("type", .string("heading"), in: props)
@@ -114,7 +114,7 @@ import Testing
         try a.insertText("Title", at: 0, in: inline)
         try a.mark(0..<5, key: "bold", value: .bool(true), in: inline)
         a.commit()
-        var b = Document(peer: 2)
+        var b = CRDTDocument(peer: 2)
         try b.importUpdates(a.exportUpdates())
         #expect(b.map(props)["type"] == .string("heading"))
         #expect(b.toDelta(inline) == [.insert("Title", attributes: ["bold": .bool(true)])])

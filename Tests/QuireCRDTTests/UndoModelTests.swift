@@ -40,9 +40,9 @@ import Testing
 
     struct Session {
         var rng: SeededRNG
-        var a: Document
-        var remotes: [Document]
-        var undo: UndoManager
+        var a: CRDTDocument
+        var remotes: [CRDTDocument]
+        var undo: CRDTUndoManager
         let time = ManualClock()
         var steps = 0
         /// Whether peer 300 places nodes at the root level and moves nodes too: the rules
@@ -51,13 +51,13 @@ import Testing
 
         init(seed: UInt64) {
             rng = SeededRNG(seed: seed &+ 31_000)
-            a = Document(peer: UndoModelTests.local)
-            remotes = [Document(peer: 7)] + (seed % 2 == 0 ? [Document(peer: 300)] : [])
+            a = CRDTDocument(peer: UndoModelTests.local)
+            remotes = [CRDTDocument(peer: 7)] + (seed % 2 == 0 ? [CRDTDocument(peer: 300)] : [])
             // Bold never grows into text typed at its edges: a remote character typed there
             // concurrently with A's formatting or its undo would otherwise keep it.
             a.setExpand(.none, forKey: "bold")
             for i in remotes.indices { remotes[i].setExpand(.none, forKey: "bold") }
-            undo = UndoManager(a, clock: time.clock)
+            undo = CRDTUndoManager(a, clock: time.clock)
             undo.mergeInterval = seed % 3 == 0 ? 200 : 0
         }
     }
@@ -67,18 +67,18 @@ import Testing
     }
 
     /// The caret and a selection end as cursors, for the undo step's metadata.
-    static func selection(_ doc: Document, _ rng: inout SeededRNG) throws -> UndoItemMeta {
+    static func selection(_ doc: CRDTDocument, _ rng: inout SeededRNG) throws -> UndoItemMeta {
         let len = doc.length(of: text)
         return UndoItemMeta(cursors: [try doc.cursor(at: rng.int(0..<(len + 1)), in: text, side: rng.chance(0.5) ? .before : .after)])
     }
 
-    static func ownNodes(_ doc: Document, _ owner: (PeerID) -> Bool, _ parent: TreeID? = nil) -> [TreeID] {
+    static func ownNodes(_ doc: CRDTDocument, _ owner: (PeerID) -> Bool, _ parent: TreeID? = nil) -> [TreeID] {
         doc.children(of: parent, in: tree).filter { owner($0.peer) }.flatMap { [$0] + ownNodes(doc, owner, $0) }
     }
 
     /// Whether the element right after visible position `p` (tombstones and anchors count) is
     /// visible or there is none.
-    static func followedByVisible(_ doc: Document, _ p: Int) -> Bool {
+    static func followedByVisible(_ doc: CRDTDocument, _ p: Int) -> Bool {
         guard let seq = doc.s.sequences[text] else { return true }
         if p == 0 { return seq.first().map { $0.0.elems[$0.1].visible } ?? true }
         guard let cur = seq.locateAt(p - 1, unit: .unicodeScalar) else { return true }
@@ -87,7 +87,7 @@ import Testing
     }
 
     /// Whether any character in `range` (visible positions) is bold.
-    static func hasBold(_ doc: Document, in range: Range<Int>) -> Bool {
+    static func hasBold(_ doc: CRDTDocument, in range: Range<Int>) -> Bool {
         var at = 0
         for case let .insert(s, attrs) in doc.toDelta(text) {
             let n = s.unicodeScalars.count
@@ -99,7 +99,7 @@ import Testing
 
     /// One edit by `doc`'s peer within what it owns; with `movesTreeNodes` false its tree
     /// operations are only creations under other nodes and deletions.
-    static func edit(_ doc: inout Document, _ rng: inout SeededRNG, movesTreeNodes: Bool = true) throws {
+    static func edit(_ doc: inout CRDTDocument, _ rng: inout SeededRNG, movesTreeNodes: Bool = true) throws {
         let isLocal = doc.peer == local
         let owner: (PeerID) -> Bool = { isLocal ? $0 == local : $0 != local }
         let len = doc.length(of: text)
@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    static func checkStep(_ step: UndoStep?, _ doc: Document) {
+    static func checkStep(_ step: UndoStep?, _ doc: CRDTDocument) {
         guard let step else { return }
         let len = doc.length(of: text)
         #expect(step.positions.allSatisfy { $0.map { (0...len).contains($0) } ?? false }, "cursor positions \(step.positions) in 0...\(len)")
@@ -242,13 +242,13 @@ import Testing
         }
         let seq = try #require(s.a.s.sequences[Self.text])
         // The remote elements no remote peer deleted, by document order of the originals.
-        var deletedRemotely = Set<ID>()
+        var deletedRemotely = Set<OpID>()
         for (peer, list) in s.a.s.changes where peer != Self.local {
-            for ch in list { for op in ch.ops { op.forEachDeletion(by: peer) { d in for k in d.lo..<d.hi { deletedRemotely.insert(ID(peer: d.peer, counter: k)) } } } }
+            for ch in list { for op in ch.ops { op.forEachDeletion(by: peer) { d in for k in d.lo..<d.hi { deletedRemotely.insert(OpID(peer: d.peer, counter: k)) } } } }
         }
         var expected = String.UnicodeScalarView()
-        var expectedRoots: [ID] = []
-        var visibleRoots: [ID] = []
+        var expectedRoots: [OpID] = []
+        var visibleRoots: [OpID] = []
         seq.forEachElem { e in
             guard e.kind == .text else { return }
             for k in 0..<e.length {
@@ -281,7 +281,7 @@ import Testing
     }
 
     /// The alive tree restricted to nodes `keep` accepts (their subtrees are disjoint by owner).
-    func shape(_ doc: Document, _ parent: TreeID?, _ keep: (PeerID) -> Bool) -> String {
+    func shape(_ doc: CRDTDocument, _ parent: TreeID?, _ keep: (PeerID) -> Bool) -> String {
         doc.children(of: parent, in: Self.tree).filter { keep($0.peer) }.map { "\($0)(\(shape(doc, $0, keep)))" }.joined(separator: ",")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 final class ManualClock: Sendable {
     private let now = Mutex(0.0)
     func advance(by ms: Double) { now.withLock { $0 += ms } }
-    var clock: UndoManager.Clock { { [self] in now.withLock { $0 } } }
+    var clock: CRDTUndoManager.Clock { { [self] in now.withLock { $0 } } }
 }
 
 @Suite struct UndoTests {
@@ -19,8 +19,8 @@ final class ManualClock: Sendable {
     /// each step (before typing: the end of the empty text, which is after "X" once it is
     /// there; after typing: after "o", which B's "X" moved to 6).
     @Test func undoRedoWithAConcurrentRemoteInsert() throws {
-        var a = Document(peer: 2), b = Document(peer: 1)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 2), b = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a)
         let caretBefore = try a.cursor(at: 0, in: Self.text)
         try a.insertText("hello", at: 0, in: Self.text)
         try undo.commit(&a, meta: UndoItemMeta(cursors: [caretBefore]))
@@ -52,8 +52,8 @@ final class ManualClock: Sendable {
     }
 
     @Test func remoteChangesAreNeverUndone() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
+        var undo = CRDTUndoManager(a)
         try b.insertText("remote", at: 0, in: Self.text)
         b.commit()
         try a.importUpdates(b.exportUpdates())
@@ -64,11 +64,11 @@ final class ManualClock: Sendable {
     }
 
     @Test func deletedTextComesBackAroundARemoteInsert() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.insertText("abc", at: 0, in: Self.text)
         a.commit()
         try b.importUpdates(a.exportUpdates())
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.delete(at: 0, count: 3, in: Self.text)
         try undo.commit(&a)
         try b.insertText("X", at: 2, in: Self.text)
@@ -83,8 +83,8 @@ final class ManualClock: Sendable {
     }
 
     @Test func undoingAnInsertionAlsoRemovesRestoredCopies() throws {
-        var a = Document(peer: 1)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a)
         try a.insertText("hello", at: 0, in: Self.text)
         try undo.commit(&a)
         try a.delete(at: 2, count: 2, in: Self.text)
@@ -102,11 +102,11 @@ final class ManualClock: Sendable {
     }
 
     @Test func aRemoteDeletionOfTheSameTextWins() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.insertText("abc", at: 0, in: Self.text)
         a.commit()
         try b.importUpdates(a.exportUpdates())
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.delete(at: 0, count: 2, in: Self.text)
         try undo.commit(&a)
         try b.delete(at: 1, count: 1, in: Self.text)
@@ -119,8 +119,8 @@ final class ManualClock: Sendable {
 
     @Test func mergeIntervalAndMaxSteps() throws {
         let time = ManualClock()
-        var a = Document(peer: 1)
-        var undo = UndoManager(a, clock: time.clock)
+        var a = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a, clock: time.clock)
         undo.mergeInterval = 500
         for (i, ch) in "abc".enumerated() {
             try a.insertText(String(ch), at: i, in: Self.text)
@@ -137,8 +137,8 @@ final class ManualClock: Sendable {
         try undo.undo(&a)
         #expect(a.text(Self.text) == "")
 
-        var b = Document(peer: 2)
-        var limited = UndoManager(b)
+        var b = CRDTDocument(peer: 2)
+        var limited = CRDTUndoManager(b)
         limited.maxUndoSteps = 2
         for i in 0..<4 {
             try b.insertText("\(i)", at: i, in: Self.text)
@@ -150,8 +150,8 @@ final class ManualClock: Sendable {
     }
 
     @Test func groupsAndExcludedOrigins() throws {
-        var a = Document(peer: 1)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a)
         undo.addExcludeOriginPrefix("sys:")
         try undo.groupStart()
         #expect(throws: UndoError.groupAlreadyStarted) { try undo.groupStart() }
@@ -168,17 +168,17 @@ final class ManualClock: Sendable {
         try undo.undo(&a)
         #expect(a.text(Self.text) == "!")
         #expect(throws: UndoError.peerMismatch(expected: 1, actual: 9)) {
-            var other = Document(peer: 9)
+            var other = CRDTDocument(peer: 9)
             try undo.undo(&other)
         }
     }
 
     @Test func mapValuesComeBackUnlessARemoteWriteIsNewer() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.set("title", .string("draft"), in: Self.map)
         a.commit()
         try b.importUpdates(a.exportUpdates())
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.set("title", .string("final"), in: Self.map)
         try a.set("new", .int(1), in: Self.map)
         try undo.commit(&a)
@@ -200,11 +200,11 @@ final class ManualClock: Sendable {
     }
 
     @Test func formattingComesBackAndRemoteFormattingStays() throws {
-        var a = Document(peer: 1), b = Document(peer: 2)
+        var a = CRDTDocument(peer: 1), b = CRDTDocument(peer: 2)
         try a.insertText("hello world", at: 0, in: Self.text)
         a.commit()
         try b.importUpdates(a.exportUpdates())
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.mark(0..<5, key: "bold", value: .bool(true), in: Self.text)
         try undo.commit(&a)
         try a.unmark(2..<4, key: "bold", in: Self.text)
@@ -212,7 +212,7 @@ final class ManualClock: Sendable {
         try b.mark(6..<11, key: "italic", value: .bool(true), in: Self.text)
         b.commit()
         try a.importUpdates(b.exportUpdates())
-        let italic: [String: Value] = ["italic": .bool(true)]
+        let italic: [String: CRDTValue] = ["italic": .bool(true)]
         try undo.undo(&a)
         #expect(a.toDelta(Self.text) == [.insert("hello", attributes: ["bold": .bool(true)]), .insert(" ", attributes: [:]), .insert("world", attributes: italic)])
         try undo.undo(&a)
@@ -229,8 +229,8 @@ final class ManualClock: Sendable {
     }
 
     @Test func treeNodesGoBackAndKeepTheirProperties() throws {
-        var a = Document(peer: 1)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a)
         let p = try a.createNode(in: Self.tree)
         let q = try a.createNode(in: Self.tree)
         let child = try a.createNode(under: p, in: Self.tree)
@@ -259,7 +259,7 @@ final class ManualClock: Sendable {
     /// lands between them once merged. Each restored letter must still come back at its own
     /// place: copies form one run only along an insertion chain.
     @Test func restoredTextKeepsItsPlaceAroundAnInsertionConcurrentWithTheUndo() throws {
-        var a = Document(peer: 100), b = Document(peer: 7), c = Document(peer: 300)
+        var a = CRDTDocument(peer: 100), b = CRDTDocument(peer: 7), c = CRDTDocument(peer: 300)
         try c.insertText("r", at: 0, in: Self.text)
         c.commit()
         try b.insertText("sx", at: 0, in: Self.text)
@@ -273,7 +273,7 @@ final class ManualClock: Sendable {
         try everything.importUpdates(c.exportUpdates(since: everything.version))
         #expect(a.text(Self.text) == "sxr" && everything.text(Self.text) == "sx9r")
 
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.delete(at: 0, count: 3, in: Self.text)
         try undo.commit(&a)
         try undo.undo(&a)
@@ -291,10 +291,10 @@ final class ManualClock: Sendable {
     /// over the tombstone keeps its own bold, which the letter shows when its deletion is undone.
     @Test(arguments: [0..<2, 1..<2])
     func formattingUndoCoversTextTypedConcurrentlyNextToATombstone(bold range: Range<Int>) throws {
-        var a = Document(peer: 100), c = Document(peer: 300)
+        var a = CRDTDocument(peer: 100), c = CRDTDocument(peer: 300)
         a.setExpand(.none, forKey: "bold")
         c.setExpand(.none, forKey: "bold")
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         try a.insertText("1M2", at: 0, in: Self.text)
         try a.mark(1..<2, key: "bold", value: .bool(true), in: Self.text)
         try undo.commit(&a)
@@ -320,12 +320,12 @@ final class ManualClock: Sendable {
     /// wanted one), so it skips the step; before, it moved the node to a fresh index that
     /// changed nothing visible, and the redo of that move then found nothing to do.
     @Test func anUndoThatWouldChangeNoSiblingOrderIsSkipped() throws {
-        var a = Document(peer: 100), b = Document(peer: 7)
+        var a = CRDTDocument(peer: 100), b = CRDTDocument(peer: 7)
         // B's node is placed with a later Lamport than A's move, at the same index.
         for k in 0..<4 { try b.set("k\(k)", .int(1), in: Self.map) }
         let m = try b.createNode(in: Self.tree)
         b.commit()
-        var undo = UndoManager(a)
+        var undo = CRDTUndoManager(a)
         let n = try a.createNode(in: Self.tree)
         try undo.commit(&a)
         try a.moveNode(n, under: nil, at: 0, in: Self.tree)
@@ -353,8 +353,8 @@ final class ManualClock: Sendable {
         func place(_ t: inout TreeState, _ n: TreeID, _ lamport: Lamport, _ peer: PeerID, at p: [UInt8] = tie) {
             t.attach(n, NodePlacement(parent: .root, position: p, lamport: lamport, peer: peer))
         }
-        let r7 = ID(peer: 7, counter: 0), r300 = ID(peer: 300, counter: 0)
-        let n = ID(peer: own, counter: 0), a = ID(peer: own, counter: 5)
+        let r7 = OpID(peer: 7, counter: 0), r300 = OpID(peer: 300, counter: 0)
+        let n = OpID(peer: own, counter: 0), a = OpID(peer: own, counter: 5)
         /// Applies the placements with a newer operation and gives the resulting order.
         func order(_ t: TreeState, _ placements: [(node: TreeID, position: [UInt8])]) -> [TreeID] {
             var t = t
@@ -417,8 +417,8 @@ final class ManualClock: Sendable {
     /// restored, cannot go back between the other two without moving one of theirs, which
     /// undo does not do: it lands after them (the Undo article's limits), and all converge.
     @Test func aNodeBetweenTwoOtherPeersTiedNodesComesBackAfterThem() throws {
-        var a = Document(peer: 100), b = Document(peer: 7), c = Document(peer: 300)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 100), b = CRDTDocument(peer: 7), c = CRDTDocument(peer: 300)
+        var undo = CRDTUndoManager(a)
         let n = try a.createNode(in: Self.tree)
         try undo.commit(&a)
         let r7 = try b.createNode(in: Self.tree)
@@ -444,8 +444,8 @@ final class ManualClock: Sendable {
     }
 
     @Test func callbacksCarryTheSelection() throws {
-        var a = Document(peer: 1)
-        var undo = UndoManager(a)
+        var a = CRDTDocument(peer: 1)
+        var undo = CRDTUndoManager(a)
         let popped = Mutex<[UndoDirection]>([])
         undo.onPush = { direction, span, _ in UndoItemMeta(value: .string("\(direction) \(span.start)..<\(span.end)")) }
         undo.onPop = { direction, _, _ in popped.withLock { $0.append(direction) } }

@@ -13,7 +13,7 @@ let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "--rss-probe", let path = arguments.dropFirst().first {
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     let before = Bench.residentBytes() ?? 0
-    let doc = try Document.load(snapshot: bytes, peer: 2)
+    let doc = try CRDTDocument.load(snapshot: bytes, peer: 2)
     let after = Bench.residentBytes() ?? 0
     print(after - before, doc.length(of: TraceReplay.textID))
     exit(0)
@@ -23,7 +23,7 @@ if arguments.first == "--only-json", let path = arguments.dropFirst().first {
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     let parse = try Bench.best(of: 10) { _ = try LoroJSONUpdates(json: bytes) }
     let updates = try LoroJSONUpdates(json: bytes)
-    let apply = try Bench.best(of: 10) { var d = Document(peer: 3); try d.importJSONUpdates(updates) }
+    let apply = try Bench.best(of: 10) { var d = CRDTDocument(peer: 3); try d.importJSONUpdates(updates) }
     print("parse \(Bench.format(parse)), import \(Bench.format(apply)) (\(updates.changes.reduce(0) { $0 + $1.ops.count }) ops)")
     exit(0)
 }
@@ -63,12 +63,12 @@ if arguments.contains("--only-import") || arguments.contains("--only-load") {
     let doc = try TraceReplay.replaySequential(trace)
     let blob = arguments.contains("--only-import") ? doc.exportUpdates() : doc.exportSnapshot()
     for _ in 0..<200 {
-        if arguments.contains("--only-import") { var d = Document(peer: 3); try d.importUpdates(blob) } else { _ = try Document.load(snapshot: blob, peer: 3) }
+        if arguments.contains("--only-import") { var d = CRDTDocument(peer: 3); try d.importUpdates(blob) } else { _ = try CRDTDocument.load(snapshot: blob, peer: 3) }
     }
     exit(0)
 }
 // 1. Replay with a commit per transaction (best of 5).
-var replayedDocs: [Document] = []
+var replayedDocs: [CRDTDocument] = []
 let replaySeconds = try Bench.best(of: 5) { replayedDocs.append(try TraceReplay.replaySequential(trace)) }
 let replayed = replayedDocs[0]
 precondition(replayed.text(textID) == trace.endContent, "replay diverged from endContent")
@@ -80,9 +80,9 @@ let snapshot = replayed.exportSnapshot()
 // Loaded documents stay alive until all runs are done, so no run pays for freeing the previous one
 // (the Python side keeps its documents alive the same way).
 var loadedText = ""
-var loadedDocs: [Document] = []
+var loadedDocs: [CRDTDocument] = []
 let loadSeconds = try Bench.best(of: 20) {
-    let doc = try Document.load(snapshot: snapshot, peer: 2)
+    let doc = try CRDTDocument.load(snapshot: snapshot, peer: 2)
     loadedText = doc.text(textID)
     loadedDocs.append(doc)
 }
@@ -91,9 +91,9 @@ precondition(loadedText == trace.endContent)
 // 3. All updates as one blob into a fresh document.
 let allUpdates = replayed.exportUpdates()
 var importedText = ""
-var importedDocs: [Document] = []
+var importedDocs: [CRDTDocument] = []
 let importSeconds = try Bench.best(of: 5) {
-    var doc = Document(peer: 3)
+    var doc = CRDTDocument(peer: 3)
     try doc.importUpdates(allUpdates)
     importedText = doc.text(textID)
     importedDocs.append(doc)
@@ -105,7 +105,7 @@ precondition(importedText == trace.endContent)
 // more bytes in our varint peer table.
 func meanUpdateBytes(peer: PeerID) throws -> Double {
     var total = 0
-    var doc = Document(peer: peer)
+    var doc = CRDTDocument(peer: peer)
     for txn in trace.transactions {
         let before = doc.version
         for p in txn.patches {
@@ -190,10 +190,10 @@ if FileManager.default.fileExists(atPath: loroJSONFile.path) {
     }
 }
 let jsonToImport = loroJSON ?? ownJSON
-var jsonDocs: [Document] = []
+var jsonDocs: [CRDTDocument] = []
 let parseJSONSeconds = try Bench.best(of: 5) { _ = try LoroJSONUpdates(json: jsonToImport) }
 let importJSONSeconds = try Bench.best(of: 5) {
-    var doc = Document(peer: 3)
+    var doc = CRDTDocument(peer: 3)
     try doc.importJSONUpdates(LoroJSONUpdates(json: jsonToImport))
     jsonDocs.append(doc)
 }

@@ -12,12 +12,12 @@ public enum UndoDirection: Sendable, Hashable {
 /// selection as stable cursors, which are handed back when the step is taken.
 public struct UndoItemMeta: Sendable, Hashable {
     /// Anything the app wants back with the step.
-    public var value: Value
+    public var value: CRDTValue
     /// The selection (or carets) to restore.
     public var cursors: [Cursor]
 
     /// Creates metadata.
-    public init(value: Value = .null, cursors: [Cursor] = []) {
+    public init(value: CRDTValue = .null, cursors: [Cursor] = []) {
         self.value = value
         self.cursors = cursors
     }
@@ -43,8 +43,8 @@ public enum UndoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The document belongs to another peer than the manager.
     case peerMismatch(expected: PeerID, actual: PeerID)
     /// The document lacks local operations the manager recorded (is it another document?).
-    case missingHistory(IDSpan, known: Counter)
-    /// ``UndoManager/groupStart()`` was called while a group was open.
+    case missingHistory(IDSpan, known: OpCounter)
+    /// ``CRDTUndoManager/groupStart()`` was called while a group was open.
     case groupAlreadyStarted
     /// Applying the undo failed; the steps after the failing operation were not applied.
     case operationFailed(CRDTError)
@@ -74,7 +74,7 @@ public enum UndoError: Error, Equatable, Sendable, CustomStringConvertible {
 /// ``UndoStep/meta`` and to ``onPop``. As in Loro, the step pushed by an undo keeps the
 /// selection given to the first undo (the selection after the change), and later ones in an
 /// undo/redo run keep the selections of the steps popped before.
-public struct UndoManager: Sendable {
+public struct CRDTUndoManager: Sendable {
     /// Milliseconds since some fixed point.
     public typealias Clock = @Sendable () -> Double
 
@@ -82,7 +82,7 @@ public struct UndoManager: Sendable {
     public static let systemClock: Clock = { Date().timeIntervalSince1970 * 1000 }
 
     struct Item: Sendable {
-        var span: Range<Counter>
+        var span: Range<OpCounter>
         var meta: UndoItemMeta
     }
 
@@ -103,17 +103,17 @@ public struct UndoManager: Sendable {
     private let clock: Clock
     private var undoStack: [Item] = []
     private var redoStack: [Item] = []
-    private var nextCounter: Counter
+    private var nextCounter: OpCounter
     private var lastPush = -Double.infinity
     private var excludedPrefixes: [String] = []
-    private var foreign: [Range<Counter>] = []
+    private var foreign: [Range<OpCounter>] = []
     private(set) var aliases = UndoAliases()
     private var lastPopped: [Cursor]?
     private var group: (open: Bool, pushed: Bool)?
 
     /// A manager for `doc`'s peer; operations made before it (committed or not) are not undone.
     /// - Complexity: O(1).
-    public init(_ doc: Document, clock: @escaping Clock = UndoManager.systemClock) {
+    public init(_ doc: CRDTDocument, clock: @escaping Clock = CRDTUndoManager.systemClock) {
         peer = doc.peer
         nextCounter = doc.version[doc.peer]
         self.clock = clock
@@ -161,7 +161,7 @@ public struct UndoManager: Sendable {
     /// (merged into the previous one within ``mergeInterval``), unless `origin` is excluded.
     /// - Complexity: the commit's, plus O(1).
     @discardableResult
-    public mutating func commit(_ doc: inout Document, origin: String = "", meta: UndoItemMeta? = nil) throws(UndoError) -> DocumentEvent? {
+    public mutating func commit(_ doc: inout CRDTDocument, origin: String = "", meta: UndoItemMeta? = nil) throws(UndoError) -> DocumentEvent? {
         try check(doc)
         let event = doc.commit()
         let end = doc.s.version[peer]
@@ -177,7 +177,7 @@ public struct UndoManager: Sendable {
 
     /// Commits `doc` and records a checkpoint (Loro's `recordNewCheckpoint`).
     /// - Complexity: as ``commit(_:origin:meta:)``.
-    public mutating func recordNewCheckpoint(_ doc: inout Document, meta: UndoItemMeta? = nil) throws(UndoError) {
+    public mutating func recordNewCheckpoint(_ doc: inout CRDTDocument, meta: UndoItemMeta? = nil) throws(UndoError) {
         try commit(&doc, meta: meta)
     }
 
@@ -186,22 +186,22 @@ public struct UndoManager: Sendable {
     /// this starts an undo run; returns nil when there was nothing (left) to undo.
     /// - Complexity: O(a · log n) for the a atoms the step touched, plus the scans described in <doc:Undo>.
     @discardableResult
-    public mutating func undo(_ doc: inout Document, selection: UndoItemMeta? = nil) throws(UndoError) -> UndoStep? {
+    public mutating func undo(_ doc: inout CRDTDocument, selection: UndoItemMeta? = nil) throws(UndoError) -> UndoStep? {
         try perform(.undo, &doc, selection: selection)
     }
 
     /// Redoes the latest undone step.
     /// - Complexity: as ``undo(_:selection:)``.
     @discardableResult
-    public mutating func redo(_ doc: inout Document, selection: UndoItemMeta? = nil) throws(UndoError) -> UndoStep? {
+    public mutating func redo(_ doc: inout CRDTDocument, selection: UndoItemMeta? = nil) throws(UndoError) -> UndoStep? {
         try perform(.redo, &doc, selection: selection)
     }
 
-    private func check(_ doc: Document) throws(UndoError) {
+    private func check(_ doc: CRDTDocument) throws(UndoError) {
         guard doc.peer == peer else { throw .peerMismatch(expected: peer, actual: doc.peer) }
     }
 
-    private mutating func push(_ span: Range<Counter>, event: DocumentEvent?, meta: UndoItemMeta?) {
+    private mutating func push(_ span: Range<OpCounter>, event: DocumentEvent?, meta: UndoItemMeta?) {
         let meta = meta ?? onPush?(.undo, IDSpan(peer: peer, start: span.lowerBound, end: span.upperBound), event) ?? UndoItemMeta()
         let now = clock()
         let merge = (now - lastPush < mergeInterval || group?.pushed == true)
@@ -221,7 +221,7 @@ public struct UndoManager: Sendable {
         if undoStack.count > maxUndoSteps { undoStack.removeFirst(undoStack.count - max(0, maxUndoSteps)) }
     }
 
-    private mutating func perform(_ direction: UndoDirection, _ doc: inout Document, selection: UndoItemMeta?) throws(UndoError) -> UndoStep? {
+    private mutating func perform(_ direction: UndoDirection, _ doc: inout CRDTDocument, selection: UndoItemMeta?) throws(UndoError) -> UndoStep? {
         try recordNewCheckpoint(&doc)
         let end = doc.s.version[peer]
         while let item = direction == .undo ? undoStack.last : redoStack.last {
@@ -258,7 +258,7 @@ public struct UndoManager: Sendable {
     /// The cursor moved to the visible copy of its anchor when undo restored the anchor's
     /// element as a copy (a cursor on the original tombstone would resolve before the copy).
     /// - Complexity: O(copies · log n).
-    func reanchor(_ cursor: Cursor, in doc: Document) -> Cursor {
+    func reanchor(_ cursor: Cursor, in doc: CRDTDocument) -> Cursor {
         guard let anchor = cursor.anchor, let seq = doc.s.sequences[cursor.container], seq.isVisible(anchor) == false else { return cursor }
         for x in aliases.incarnations(aliases.root(anchor)).reversed() where seq.isVisible(x) == true {
             var moved = cursor

@@ -1,10 +1,10 @@
 /// A CRDT document with Loro's semantics: text, list, map and movable-tree containers, a history
 /// of changes, version vectors, updates, snapshots, events and cursors.
 ///
-/// `Document` is a Sendable value type with copy-on-write storage: copying it is O(1) and the
+/// `CRDTDocument` is a Sendable value type with copy-on-write storage: copying it is O(1) and the
 /// first mutation of a shared copy clones the state (O(n)). Edits apply immediately to the state
 /// and are grouped into a change by ``commit()``; reading never needs a commit.
-public struct Document: Sendable {
+public struct CRDTDocument: Sendable {
     var s: DocStorage
 
     /// Creates an empty document for `peer`.
@@ -172,7 +172,7 @@ public struct Document: Sendable {
             let cur = seq.locateAt(a, unit: .unicodeScalar)!
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
-            let id = ID(peer: e.peer, counter: e.counter + cur.offset)
+            let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
             spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
             var leaf = cur.leaf
             var index = cur.index
@@ -203,7 +203,7 @@ public struct Document: Sendable {
     /// Applies a style to `range` of a text container: `value` `.null` removes the key (unmark).
     /// For each key, the mark with the highest Lamport (then peer) wins per character.
     /// - Complexity: O(log n + g) plus O(M · log n + k) for the event when recorded.
-    public mutating func mark(_ range: Range<Int>, key: String, value: Value, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
+    public mutating func mark(_ range: Range<Int>, key: String, value: CRDTValue, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
         try check(c, .text)
         let a = try convert(range.lowerBound, from: unit, to: .unicodeScalar, in: c)
         let b = try convert(range.upperBound, from: unit, to: .unicodeScalar, in: c)
@@ -213,7 +213,7 @@ public struct Document: Sendable {
         let configured = st.styles[key] ?? .after
         let expand = value == .null ? configured.reversed : configured
         let (counter, lamport) = st.nextLocalStamp()
-        let markID = ID(peer: st.peer, counter: counter)
+        let markID = OpID(peer: st.peer, counter: counter)
         seq.marks[markID] = MarkInfo(key: key, value: value, expand: expand, lamport: lamport, peer: st.peer)
         let (sl, sr, sLeaf, sIndex) = st.insertionPoint(seq, c, at: a)
         seq.insertElem(Elem(peer: st.peer, counter: counter, lamport: lamport, length: 1, originLeft: sl, originRight: sr,
@@ -240,11 +240,11 @@ public struct Document: Sendable {
 
     /// The values of a list container (child containers appear as `.container`).
     /// - Complexity: O(n).
-    public func list(_ c: ContainerID) -> [Value] { s.sequences[c]?.listValues() ?? [] }
+    public func list(_ c: ContainerID) -> [CRDTValue] { s.sequences[c]?.listValues() ?? [] }
 
     /// Inserts values at `pos` in a list container.
     /// - Complexity: O(log n + m).
-    public mutating func insert(_ values: [Value], at pos: Int, in c: ContainerID) throws(CRDTError) {
+    public mutating func insert(_ values: [CRDTValue], at pos: Int, in c: ContainerID) throws(CRDTError) {
         try check(c, .list)
         let len = length(of: c)
         guard pos >= 0, pos <= len else { throw .outOfBounds(container: c, position: pos, length: len, unit: .unicodeScalar) }
@@ -266,7 +266,7 @@ public struct Document: Sendable {
     /// - Complexity: O(log n).
     @discardableResult
     public mutating func insertContainer(_ type: ContainerType, at pos: Int, in c: ContainerID) throws(CRDTError) -> ContainerID {
-        let child = ContainerID.normal(id: ID(peer: peer, counter: version[peer]), type: type)
+        let child = ContainerID.normal(id: OpID(peer: peer, counter: version[peer]), type: type)
         try insert([.container(child)], at: pos, in: c)
         return child
     }
@@ -275,17 +275,17 @@ public struct Document: Sendable {
 
     /// The entries of a map container (deleted keys omitted).
     /// - Complexity: O(k) for k keys.
-    public func map(_ c: ContainerID) -> [String: Value] {
+    public func map(_ c: ContainerID) -> [String: CRDTValue] {
         (s.maps[c] ?? [:]).compactMapValues { $0.value }
     }
 
     /// One map value.
     /// - Complexity: O(1).
-    public func get(_ key: String, in c: ContainerID) -> Value? { s.maps[c]?[key]?.value }
+    public func get(_ key: String, in c: ContainerID) -> CRDTValue? { s.maps[c]?[key]?.value }
 
     /// Sets a map key (last writer by Lamport, then peer, wins).
     /// - Complexity: O(1).
-    public mutating func set(_ key: String, _ value: Value, in c: ContainerID) throws(CRDTError) {
+    public mutating func set(_ key: String, _ value: CRDTValue, in c: ContainerID) throws(CRDTError) {
         try check(c, .map)
         let st = mutate()
         let (counter, lamport) = st.nextLocalStamp()
@@ -307,7 +307,7 @@ public struct Document: Sendable {
     /// - Complexity: O(1).
     @discardableResult
     public mutating func setContainer(_ key: String, _ type: ContainerType, in c: ContainerID) throws(CRDTError) -> ContainerID {
-        let child = ContainerID.normal(id: ID(peer: peer, counter: version[peer]), type: type)
+        let child = ContainerID.normal(id: OpID(peer: peer, counter: version[peer]), type: type)
         try set(key, .container(child), in: c)
         return child
     }
