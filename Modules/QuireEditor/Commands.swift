@@ -174,26 +174,3 @@ extension Editor {
         extensions.compactMap { $0 as? any EditorExtension }.flatMap { $0.register(on: self) }
     }
 }
-
-/// Why an editor operation failed. The editor's state, storage and selection are unchanged.
-public enum EditorError: Error, Hashable, Sendable, CustomStringConvertible {
-    case model(ModelError)
-    case transformLoop(passes: Int)
-    case unknownCommand(String)
-    case invalidPayload(command: String, reason: String)
-    case reconcile(String)
-    case selection(String)
-    case storage(String)
-
-    public var description: String {
-        switch self {
-        case .model(let error): error.description
-        case .transformLoop(let passes): "node transforms did not settle after \(passes) passes (a transform keeps writing)"
-        case .unknownCommand(let name): "no listener handled command \"\(name)\""
-        case .invalidPayload(let command, let reason): "invalid payload for command \"\(command)\": \(reason)"
-        case .reconcile(let message): "reconcile failed: \(message)"
-        case .selection(let message): "selection: \(message)"
-        case .storage(let message): "text storage: \(message)"
-        }
-    }
-}

@@ -62,7 +62,7 @@ extension EditorState {
         let utf16 = node.text.utf16
         let index = utf16.index(utf16.startIndex, offsetBy: offset)
         let right = createUnchecked(copying: node, text: String(node.text[index...]))
-        try setText(String(node.text[..<index]), of: key)
+        try spliceText(key, at: offset, deleting: utf16.count - offset, inserting: "")
         try insert(right, after: key)
         return right
     }
@@ -73,7 +73,7 @@ extension EditorState {
             return createUnknownNode(type: node.type, role: node.role, text: text, fields: node.fields)
         }
         let copy = Node(key: allocateKey(), type: node.type, role: node.role, isUnknown: false, text: text, fields: node.fields)
-        storeImported(copy)
+        storeCreated(copy)
         return copy.key
     }
 

@@ -91,8 +91,14 @@ public final class Reconciler {
 
     /// Applies an explicit change set.
     @discardableResult
-    public func reconcile(_ changes: ChangeSet, from previous: EditorState, to next: EditorState) throws(ReconcilerError) -> ReconcileReport {
+    ///
+    /// With `collectingTextEdits`, the report lists every change to the flat string in the order
+    /// it was made (`ReconcileReport.textEdits`), in storage and headless mode alike.
+    public func reconcile(
+        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, collectingTextEdits: Bool = false
+    ) throws(ReconcilerError) -> ReconcileReport {
         var report = ReconcileReport()
+        report.collectsTextEdits = collectingTextEdits
         do throws(ReconcilerError) {
             if let storage {
                 var failure: ReconcilerError?
@@ -126,6 +132,7 @@ public final class Reconciler {
                 try Self.translate { try storage.replaceCharacters(in: NSRange(range), with: "") }
                 report.storageEdits += 1
             }
+            if !range.isEmpty { report.record(NSRange(range), "") }
             report.removedNodes += try Self.translate { try index.remove(key) }.count
         }
         // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
@@ -136,7 +143,7 @@ public final class Reconciler {
         // 3. Nodes that stayed: compare each part.
         var restyles: [NodeKey] = []
         for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
-            try update(key, from: previous, to: next, storage: storage, report: &report, restyles: &restyles)
+            try update(key, splices: changes.textSplices[key], from: previous, to: next, storage: storage, report: &report, restyles: &restyles)
         }
         // 4. Elements whose own attributes changed restyle their descendants, once every part
         // has its new length: a descendant updated after its ancestor would otherwise be styled
@@ -180,6 +187,13 @@ public final class Reconciler {
                 let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
                 try Self.translate { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
                 report.storageEdits += 1
+                report.record(NSRange(location: location, length: 0), rendered.string)
+            }
+        } else if report.collectsTextEdits {
+            let text = ordered.map { FlatString.render($0, in: state) }.joined()
+            if !text.isEmpty {
+                let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
+                report.record(NSRange(location: location, length: 0), text)
             }
         }
     }
@@ -194,7 +208,7 @@ public final class Reconciler {
 
     /// Rewrites what changed in one node's three parts, and its attributes.
     private func update(
-        _ key: NodeKey, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport,
+        _ key: NodeKey, splices: [TextSplice]?, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport,
         restyles: inout [NodeKey]
     ) throws(ReconcilerError) {
         guard let newNode = next[key] else { return }
@@ -207,25 +221,42 @@ public final class Reconciler {
             let old = oldParts?[Int(part.rawValue)]
             let location = try Self.translate { try index.location(of: key, part: part) }
             let oldLength = try Self.translate { try index.lengths(of: key) }[part]
-            if old?.text == new.text && old?.attributes == new.attributes && oldLength == new.text.utf16.count { continue }
-            report.updatedParts += 1
-            if let storage {
-                if old?.text == new.text && oldLength == new.text.utf16.count {
-                    if new.text.utf16.count > 0 {
-                        try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
+            if part == .content, let splices, let old, oldNode?.role == .text, newNode.role == .text,
+               oldLength == old.text.utf16.count {
+                // The transaction says exactly what changed in the text: write that, no diff.
+                report.updatedParts += 1
+                for splice in splices {
+                    let range = NSRange(location: location + splice.offset, length: splice.deletedLength)
+                    if let storage {
+                        try Self.translate { try storage.replaceCharacters(in: range, with: AttributedText(splice.inserted, attributes: new.attributes)) }
                         report.storageEdits += 1
                     }
-                } else {
-                    let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
-                    let replacement = AttributedText(edit.replacement, attributes: new.attributes)
-                    try Self.translate {
-                        try storage.replaceCharacters(in: NSRange(location: location + edit.start, length: edit.deleted), with: replacement)
-                    }
+                    report.record(range, splice.inserted)
+                }
+                if let storage, old.attributes != new.attributes, new.text.utf16.count > 0 {
+                    try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
+                }
+                try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
+                continue
+            }
+            if old?.text == new.text && old?.attributes == new.attributes && oldLength == new.text.utf16.count { continue }
+            report.updatedParts += 1
+            if old?.text == new.text && oldLength == new.text.utf16.count {
+                if let storage, new.text.utf16.count > 0 {
+                    try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
+                    report.storageEdits += 1
+                }
+            } else if storage != nil || report.collectsTextEdits {
+                let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
+                let range = NSRange(location: location + edit.start, length: edit.deleted)
+                if let storage {
+                    try Self.translate { try storage.replaceCharacters(in: range, with: AttributedText(edit.replacement, attributes: new.attributes)) }
                     report.storageEdits += 1
                     if old?.attributes != new.attributes, new.text.utf16.count > 0 {
                         try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
                     }
                 }
+                report.record(range, edit.replacement)
             }
             try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
         }
@@ -249,21 +280,9 @@ public final class Reconciler {
 
     /// The common-prefix-and-suffix edit that turns `old` into `new`, in UTF-16 units.
     static func minimalEdit(from old: String, to new: String, oldLength: Int) -> (start: Int, deleted: Int, replacement: String) {
-        let oldUnits = Array(old.utf16)
-        let newUnits = Array(new.utf16)
-        guard oldUnits.count == oldLength else { return (0, oldLength, new) }
-        var prefix = 0
-        while prefix < oldUnits.count, prefix < newUnits.count, oldUnits[prefix] == newUnits[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < oldUnits.count - prefix, suffix < newUnits.count - prefix,
-              oldUnits[oldUnits.count - 1 - suffix] == newUnits[newUnits.count - 1 - suffix] { suffix += 1 }
-        // Never cut a surrogate pair in half: widen to whole scalars.
-        func isTrail(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isTrailSurrogate(units[index]) }
-        func isLead(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isLeadSurrogate(units[index]) }
-        while prefix > 0, isTrail(oldUnits, prefix) || isTrail(newUnits, prefix) { prefix -= 1 }
-        while suffix > 0, isLead(oldUnits, oldUnits.count - suffix - 1) || isLead(newUnits, newUnits.count - suffix - 1) { suffix -= 1 }
-        let replacement = String(decoding: newUnits[prefix..<(newUnits.count - suffix)], as: UTF16.self)
-        return (prefix, oldUnits.count - prefix - suffix, replacement)
+        guard old.utf16.count == oldLength else { return (0, oldLength, new) }
+        let splice = TextSplice.between(old, new)
+        return (splice.offset, splice.deleted.utf16.count, splice.inserted)
     }
 
     // MARK: Invariant
@@ -402,8 +421,38 @@ public struct ReconcileReport: Hashable, Sendable {
     public var updatedParts = 0
     /// Calls made to the storage: the size of the edit, independent of the document.
     public var storageEdits = 0
+    /// Whether `textEdits` is filled.
+    public var collectsTextEdits = false
+    /// The changes to the flat string, in the order made; each range is in the coordinates left by
+    /// the edits before it. Filled only when the reconcile was asked to collect them.
+    public var textEdits: [FlatTextEdit] = []
 
     public init() {}
+
+    mutating func record(_ range: NSRange, _ replacement: String) {
+        if collectsTextEdits { textEdits.append(FlatTextEdit(range: range.location..<(range.location + range.length), replacement: replacement)) }
+    }
+}
+
+/// One change to the flat string: the UTF-16 `range` (in the text as the previous edits left it)
+/// becomes `replacement`.
+public struct FlatTextEdit: Hashable, Sendable {
+    public var range: Range<Int>
+    public var replacement: String
+
+    public init(range: Range<Int>, replacement: String) {
+        self.range = range
+        self.replacement = replacement
+    }
+
+    /// Applies edits, in order, to a copy of the flat string they were made against.
+    ///
+    /// - Complexity: O(e · t) for e edits of a t-unit text (a mirror for tests and simple views).
+    public static func apply(_ edits: [FlatTextEdit], to text: String) -> String {
+        var units = Array(text.utf16)
+        for edit in edits { units.replaceSubrange(edit.range, with: Array(edit.replacement.utf16)) }
+        return String(decoding: units, as: UTF16.self)
+    }
 }
 
 /// A reconcile that could not complete; the storage and index show the previous state.

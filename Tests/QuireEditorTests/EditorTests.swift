@@ -14,7 +14,7 @@ func makeEditor(_ paragraphs: [String] = [""]) throws -> Editor {
 extension Editor {
     /// Types at the current native selection, as a text view does.
     func type(_ text: String) throws {
-        guard let selection = nativeSelection else { throw EditorError.selection("no selection to type at") }
+        guard let selection = nativeSelection else { throw EditorError.model(.noSelection) }
         try replaceCharacters(in: selection, with: text)
     }
 
@@ -108,8 +108,10 @@ extension Editor {
         let before = editor.state
         #expect(throws: (any Error).self) { try editor.replaceCharacters(in: 3..<9, with: "x") }
         #expect(throws: (any Error).self) { try editor.replaceCharacters(in: 2..<2, with: "x") }  // inside the surrogate pair
-        #expect(throws: ModelError.self) {
+        #expect {
             try editor.update { state in try state.select(.text(NodeKey(4_242), 0)) }
+        } throws: { error in
+            if case .model = error as? EditorError { true } else { false }
         }
         #expect(LexicalJSON.export(editor.state) == LexicalJSON.export(before))
         #expect(editor.text == "a👍b")
@@ -124,11 +126,13 @@ extension Editor {
         var seen: [String] = []
         editor.registerErrorListener { seen.append("\($0)") }
         let selection = editor.state.selection
-        #expect(throws: Boom.self) {
+        #expect {
             try editor.update { state in
                 try state.insertText("lost")
                 throw Boom()
             }
+        } throws: { error in
+            (error as? EditorError)?.thrownError is Boom
         }
         #expect(editor.text == "keep")
         #expect(editor.state.selection == selection)
@@ -139,7 +143,7 @@ extension Editor {
     @Test func nestedUpdatesRunInline() throws {
         let editor = try makeEditor(["x"])
         var commits = 0
-        editor.registerUpdateListener { _, _, _ in commits += 1 }
+        editor.registerUpdateListener { _ in commits += 1 }
         try editor.update { state in
             try state.insertText("a")
             try editor.update { inner in try inner.insertText("b") }
@@ -150,8 +154,13 @@ extension Editor {
 
     @Test func textListenersFireOnlyWhenTextChanges() throws {
         let editor = try makeEditor(["hello"])
+        // A mirror of the flat string kept only from the listener's edits.
+        var mirror = editor.text
         var texts: [String] = []
-        let token = editor.registerTextContentListener { texts.append($0) }
+        let token = editor.registerTextContentListener { change in
+            mirror = FlatTextEdit.apply(change.edits, to: mirror)
+            texts.append(mirror)
+        }
         try editor.select(0..<5)
         try editor.dispatch(Commands.formatText, .bold)
         #expect(texts.isEmpty)

@@ -63,7 +63,7 @@ import Testing
         try editor.setState(EditorState(registry: registry, paragraphs: ["a"]))
         #expect(try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "quotelike")))
         #expect(editor.state.root.firstChild.flatMap { editor.state[$0]?.type } == "quotelike")
-        #expect(throws: ModelError.unknownType("nope")) { try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "nope")) }
+        #expect(throws: EditorError.model(.unknownType("nope"))) { try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "nope")) }
     }
 
     struct QuoteLike: NodePlugin {

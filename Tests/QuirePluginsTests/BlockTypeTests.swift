@@ -124,7 +124,7 @@ import Testing
         let strict = try Editor(state: EditorState(registry: try limited.makeRegistry(), paragraphs: ["a"]))
         strict.install(limited.plugins.flatMap(\.extensions))
         let refusal = ModelError.invalidNode(type: "heading", reason: NodeValidationError(field: "tag", message: "\"h3\" is deeper than the configured maxLevel 2"))
-        #expect(throws: refusal) { try strict.dispatch(Commands.setBlocksType, BlockTemplate(type: "heading", fields: ["tag": .string("h3")])) }
+        #expect(throws: EditorError.model(refusal)) { try strict.dispatch(Commands.setBlocksType, BlockTemplate(type: "heading", fields: ["tag": .string("h3")])) }
         #expect(FlatString.render(strict.state) == "a")
         #expect(strict.state.root.firstChild.flatMap { strict.state[$0]?.type } == .paragraph)
     }

@@ -53,7 +53,7 @@ import Testing
             #expect(LexicalJSON.export(state) == before)
             let editor = try Editor(state: state)
             editor.install(configuration.plugins.flatMap(\.extensions))
-            #expect(throws: error) { try editor.dispatch(HeadingCommands.setHeading, tag) }
+            #expect(throws: EditorError.model(error)) { try editor.dispatch(HeadingCommands.setHeading, tag) }
             #expect(LexicalJSON.export(editor.state) == before)
         }
     }
