@@ -15,7 +15,8 @@ struct EditScript: ParsableCommand {
         {"op":"replace","start":S,"end":E,"text":T}, {"op":"mark","text":T,"selStart":A,"selEnd":B}, \
         {"op":"unmark"}, {"op":"backspace"}, {"op":"deleteForward"}, {"op":"deleteWord"}, \
         {"op":"format","format":"bold"}, {"op":"command","name":N,"payload":P}, {"op":"undo"}, {"op":"redo"}. \
-        Prints {"text": flat string, "selection": [start, end], "state": Lexical JSON}.
+        Prints {"text": flat string, "selection": [start, end], "state": Lexical JSON}; with \
+        --transactions also "transactions": one {"origin", "tag", "operations"} per commit.
         """
     )
 
@@ -24,6 +25,9 @@ struct EditScript: ParsableCommand {
 
     @Option(help: "The document to start from (default: a new empty document).")
     var document: String?
+
+    @Flag(help: "Also print every commit's transaction: its origin, tag and operations.")
+    var transactions = false
 
     @OptionGroup var config: ConfigOptions
 
@@ -45,6 +49,12 @@ struct EditScript: ParsableCommand {
         }
         let editor = try Editor(state: initial, storage: TextStorage(), theme: Theme.standard.including(extensions))
         editor.install(extensions)
+        var committed: [JSONValue] = []
+        if transactions {
+            editor.registerUpdateListener { update in
+                committed.append(update.transaction.jsonValue(replayingOn: update.previousState))
+            }
+        }
         let lines = String(decoding: try InputFile.read(script), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             do {
@@ -56,12 +66,13 @@ struct EditScript: ParsableCommand {
             }
         }
         let selection = editor.nativeSelection ?? 0..<0
-        let output: JSONValue = .object([
+        var output: JSONObject = [
             "text": .string(editor.storage?.string ?? FlatString.render(editor.state)),
             "selection": .array([.number(.integer(selection.lowerBound)), .number(.integer(selection.upperBound))]),
             "state": LexicalJSON.export(editor.state),
-        ])
-        print(JSONWriter().string(output))
+        ]
+        if transactions { output["transactions"] = .array(committed) }
+        print(JSONWriter().string(.object(output)))
     }
 
     static func apply(_ step: JSONValue, to editor: Editor) throws {

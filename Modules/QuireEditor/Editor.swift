@@ -52,8 +52,9 @@ public final class Editor {
     /// 3. `validation`: a selection whose points no longer exist is clamped into the document;
     /// 4. `reconcile`: the change set derived from the transaction becomes the minimal storage
     ///    edits, the position index follows, and the native selection is updated;
-    /// 5. `history`: a local commit that changed the document is recorded (undo and redo
-    ///    commits are the history's own, remote and reload ones are never recorded);
+    /// 5. `history`: a commit that changed the document goes to the history, which decides by
+    ///    its origin (the default `History` makes local and reload commits undo steps and clears
+    ///    itself on remote ones); undo and redo commits are the history's own;
     /// 6. `listeners`: update listeners get the `EditorUpdate`, text-content listeners the changes
     ///    to the flat string.
     /// A failure in stages 1–4 commits nothing; error listeners are told.
@@ -190,8 +191,8 @@ public final class Editor {
             for listener in errorListeners { listener.body(error) }
             throw error
         }
-        // Stage 5: history.
-        if origin == .local, !update.changes.isEmpty { history.record(update) }
+        // Stage 5: history (it decides by origin what becomes a step).
+        if origin != .undo, origin != .redo, !update.changes.isEmpty { history.record(update) }
         // Stage 6: listeners.
         notifyListeners(of: update)
     }

@@ -12,7 +12,8 @@ public protocol EditorHistory: AnyObject {
     var undoCount: Int { get }
     /// Steps that can be redone.
     var redoCount: Int { get }
-    /// The history stage: a committed local transaction that changed the document.
+    /// The history stage: every commit that changed the document, except the history's own undo
+    /// and redo steps. The history decides by the transaction's origin what becomes a step.
     func record(_ update: EditorUpdate)
     /// Undoes one step through `editor`; false when there is nothing to undo.
     func undo(in editor: Editor) throws(EditorError) -> Bool
@@ -26,6 +27,10 @@ public protocol EditorHistory: AnyObject {
 /// structurally with its neighbours, so cheap) and the operations of its commits; undoing
 /// applies the operations' inverses and, when the reconciler checks invariants, verifies that
 /// they restored the kept state exactly.
+///
+/// Local, reload and app-defined (`.custom`) commits become steps. A remote change or a loaded
+/// document clears the history: its steps would no longer fit the document (undoing across
+/// collaborators' changes is what a CRDT binding's history is for).
 public final class History: EditorHistory {
     struct Entry {
         /// The state before the step and after it.
@@ -59,6 +64,15 @@ public final class History: EditorHistory {
 
     /// - Complexity: O(operations of the commit).
     public func record(_ update: EditorUpdate) {
+        switch update.transaction.origin {
+        case .remote, .load:
+            clear()
+            return
+        case .undo, .redo:
+            return
+        case .local, .reload, .custom:
+            break
+        }
         let time = now()
         redoStack.removeAll()
         let tag = update.transaction.tag

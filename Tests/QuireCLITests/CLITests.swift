@@ -164,6 +164,26 @@ struct QuireProcess {
         #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("insertList"))
     }
 
+    @Test func transactionsListWhatEachCommitDid() throws {
+        let steps = [#"{"op":"type","text":"Hi"}"#, #"{"op":"select","start":0,"end":2}"#, #"{"op":"format","format":"bold"}"#, #"{"op":"undo"}"#]
+        let result = try QuireProcess.run(["edit-script", "-", "--transactions"], stdin: steps.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let transactions = try #require(output["transactions"] as? [[String: Any]])
+        #expect(transactions.map { $0["origin"] as? String } == ["local", "local", "local", "undo"])
+        #expect(transactions.map { $0["tag"] as? String } == ["typing", nil, nil, nil])
+        let kinds = transactions.map { ($0["operations"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String } }
+        #expect(kinds[0] == ["createNode", "insertNode", "select"])
+        #expect(kinds[1] == ["select"])
+        #expect(kinds[2].contains("setFormat"))
+        #expect(kinds[3].contains("setFormat"))
+        let insert = try #require((transactions[0]["operations"] as? [[String: Any]])?[1])
+        #expect(insert["index"] as? Int == 0)
+        // Without the flag, no transactions.
+        let (_, plain) = try run(steps)
+        #expect(plain?["transactions"] == nil)
+    }
+
     @Test func compositionThroughTheScript() throws {
         let (result, output) = try run([
             #"{"op":"mark","text":"ㄱ","selStart":1,"selEnd":1}"#, #"{"op":"mark","text":"가","selStart":1,"selEnd":1}"#,

@@ -283,6 +283,12 @@ extension Editor {
         let editor = try makeEditor(["start"])
         editor.reconciler.checksInvariants = true
         let inserts = ["a", "bc", " ", "\n", "é", "👍🏽", "🇺🇸", "中文", "x\ny", "\u{2028}"]
+        var replayProblems: [String] = []
+        var mirror = editor.text
+        editor.registerUpdateListener { update in
+            replayProblems += TransactionReplay.violations(of: update.transaction, from: update.previousState, to: update.state)
+        }
+        editor.registerTextContentListener { change in mirror = FlatTextEdit.apply(change.edits, to: mirror) }
         for step in 0..<10_000 {
             let points = boundaries(editor.text)
             let a = points.randomElement(using: &generator)!
@@ -314,6 +320,9 @@ extension Editor {
             try editor.select(native)
             #expect(editor.nativeSelection == native, "step \(step)")
             if step % 500 == 0 { try editor.reconciler.verify(editor.state) }
+            #expect(replayProblems.isEmpty, "step \(step): \(replayProblems)")
+            #expect(mirror == editor.text, "step \(step)")
+            if !replayProblems.isEmpty || mirror != editor.text { return }
         }
         try editor.reconciler.verify(editor.state)
     }

@@ -106,6 +106,14 @@ import Testing
         #expect(Self.invalidity(of: editor.state) == nil)
         var handled: [String: Int] = [:]
         var refused: [String: Int] = [:]
+        // Every commit's transaction must replay (and invert) exactly, and the text-content
+        // listener's edits must keep a mirror of the flat string.
+        var replayProblems: [String] = []
+        var mirror = editor.storage?.string ?? ""
+        editor.registerUpdateListener { update in
+            replayProblems += TransactionReplay.violations(of: update.transaction, from: update.previousState, to: update.state)
+        }
+        editor.registerTextContentListener { change in mirror = FlatTextEdit.apply(change.edits, to: mirror) }
         let steps = ProcessInfo.processInfo.environment["QUIRE_LONG_STEPS"].flatMap(Int.init) ?? 500
         for step in 0..<steps {
             let length = editor.storage?.length ?? 0
@@ -154,6 +162,10 @@ import Testing
             }
             do { try editor.reconciler.verify(editor.state) } catch {
                 Issue.record("seed \(seed) step \(step) after \(description): \(error)")
+                return
+            }
+            if !replayProblems.isEmpty || mirror != editor.storage?.string {
+                Issue.record("seed \(seed) step \(step) after \(description): \(replayProblems), mirror \(mirror == editor.storage?.string ? "ok" : "differs")")
                 return
             }
         }
