@@ -76,12 +76,13 @@ public final class History: EditorHistory {
         let time = now()
         redoStack.removeAll()
         let tag = update.transaction.tag
-        if let tag, var last = undoStack.last, last.tag == tag, time - last.time < mergeInterval {
-            // Merge: keep the older state, append the operations, restart the window.
-            last.operations += update.transaction.operations
-            last.after = update.state
-            last.time = time
-            undoStack[undoStack.count - 1] = last
+        let index = undoStack.count - 1
+        if let tag, index >= 0, undoStack[index].tag == tag, time - undoStack[index].time < mergeInterval {
+            // Merge: keep the older state, append the operations, restart the window. In place:
+            // holding a copy of the entry would make the append copy its growing operations.
+            undoStack[index].operations.append(contentsOf: update.transaction.operations)
+            undoStack[index].after = update.state
+            undoStack[index].time = time
             return
         }
         undoStack.append(Entry(before: update.previousState, after: update.state, operations: update.transaction.operations, tag: tag, time: time))
