@@ -25,6 +25,9 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
+    ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
+        "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireCatalog", "QuireConfig",
+    ]),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
 

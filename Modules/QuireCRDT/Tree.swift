@@ -90,14 +90,21 @@ struct TreeState {
 
     mutating func attach(_ node: TreeID, _ placement: NodePlacement) {
         nodes[node] = placement
-        var list = children[placement.parent] ?? []
-        var lo = 0, hi = list.count
+        // The search's reference to the siblings ends with the call, so the insertion happens in
+        // place (a live copy would make it copy every sibling).
+        let index = Self.insertionIndex(of: placement, among: children[placement.parent] ?? [], nodes: nodes)
+        children[placement.parent, default: []].insert(node, at: index)
+    }
+
+    /// Where a node with `placement` goes among `siblings` in sibling order.
+    /// - Complexity: O(log k) for k siblings.
+    static func insertionIndex(of placement: NodePlacement, among siblings: [TreeID], nodes: [TreeID: NodePlacement]) -> Int {
+        var lo = 0, hi = siblings.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if nodes[list[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
+            if nodes[siblings[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
         }
-        list.insert(node, at: lo)
-        children[placement.parent] = list
+        return lo
     }
 
     /// Sets a node's placement (nil removes it) and returns the visibility transition diffs.
@@ -273,29 +280,35 @@ extension CRDTDocument {
 
     private mutating func treeOp(_ c: ContainerID, target: TreeID?, parent: TreeParent, index: Int?) throws(CRDTError) -> TreeID {
         let st = mutate()
-        var tree = st.trees[c] ?? TreeState()
-        var position: [UInt8] = []
-        if parent != .deleted {
-            var siblings = tree.children[parent] ?? []
-            if let target { siblings.removeAll { $0 == target } }
-            let i = min(max(0, index ?? siblings.count), siblings.count)
-            let left = i > 0 ? tree.nodes[siblings[i - 1]]!.position : nil
-            // Siblings sharing an index (placed concurrently at one spot) leave no room between
-            // them: the node goes right after them, below the next index up. `after(left)`
-            // alone could reach or pass that index and land further on, tied with the nodes
-            // there (Loro gives the tie's later members fresh indexes instead).
-            var j = i
-            while let left, j < siblings.count, tree.nodes[siblings[j]]!.position == left { j += 1 }
-            let right = j < siblings.count ? tree.nodes[siblings[j]]!.position : nil
-            position = FractionalIndex.new(left, right)
-        }
-        _ = tree
+        // The position is computed in a function of its own so that no copy of the tree state
+        // is alive when `applyTree` mutates it (a live copy would make that copy the whole tree).
+        let position = parent == .deleted ? [] : Self.newPosition(in: st.trees[c], under: parent, index: index, moving: target)
         let (counter, lamport) = st.nextLocalStamp()
         let id = target ?? OpID(peer: st.peer, counter: counter)
         st.record(Op(container: c, counter: counter, content: .tree(target: id, parent: parent, position: position)))
         st.applyTree(c, TreeOpRecord(lamport: lamport, peer: st.peer, counter: counter, target: id, parent: parent, position: position))
-        tree = st.trees[c]!
         return id
+    }
+
+    /// The fractional index for a node placed at sibling `index` under `parent`.
+    /// - Complexity: O(siblings).
+    private static func newPosition(in tree: TreeState?, under parent: TreeParent, index: Int?, moving target: TreeID?) -> [UInt8] {
+        guard let tree else { return FractionalIndex.new(nil, nil) }
+        let all = tree.children[parent] ?? []
+        // The siblings as they will be once the target leaves its place (without copying them).
+        let skip = target.flatMap { all.firstIndex(of: $0) }
+        let count = all.count - (skip == nil ? 0 : 1)
+        func sibling(_ i: Int) -> TreeID { all[skip.map { i >= $0 ? i + 1 : i } ?? i] }
+        let i = min(max(0, index ?? count), count)
+        let left = i > 0 ? tree.nodes[sibling(i - 1)]!.position : nil
+        // Siblings sharing an index (placed concurrently at one spot) leave no room between
+        // them: the node goes right after them, below the next index up. `after(left)`
+        // alone could reach or pass that index and land further on, tied with the nodes
+        // there (Loro gives the tie's later members fresh indexes instead).
+        var j = i
+        while let left, j < count, tree.nodes[sibling(j)]!.position == left { j += 1 }
+        let right = j < count ? tree.nodes[sibling(j)]!.position : nil
+        return FractionalIndex.new(left, right)
     }
 
     /// Creates a node under `parent` (nil: root level) at sibling `index` (nil: last). An
@@ -321,6 +334,37 @@ extension CRDTDocument {
             if tree.isAncestor(node, of: parent) { throw .cyclicMove(container: c, node: node, parent: parent) }
         }
         _ = try treeOp(c, target: node, parent: parent.map { .node($0) } ?? .root, index: index)
+    }
+
+    /// Creates a node under `parent` (nil: root level) right after the sibling `sibling` (nil: as
+    /// the first child).
+    /// - Complexity: O(depth + log siblings), plus the siblings that share `sibling`'s index.
+    @discardableResult
+    public mutating func createNode(under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) -> TreeID {
+        let index = try siblingIndex(after: sibling, under: parent, moving: nil, in: c)
+        return try createNode(under: parent, at: index, in: c)
+    }
+
+    /// Moves an alive node under `parent` (nil: root level) right after the sibling `sibling` (nil:
+    /// as the first child).
+    /// - Complexity: O(depth + siblings).
+    public mutating func moveNode(_ node: TreeID, under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) {
+        let index = try siblingIndex(after: sibling, under: parent, moving: node, in: c)
+        try moveNode(node, under: parent, at: index, in: c)
+    }
+
+    /// The sibling index right after `sibling` under `parent`, counted without `moving`.
+    private func siblingIndex(after sibling: TreeID?, under parent: TreeID?, moving: TreeID?, in c: ContainerID) throws(CRDTError) -> Int {
+        try check(c, .tree)
+        guard let sibling else { return 0 }
+        let key: TreeParent = parent.map { .node($0) } ?? .root
+        guard let tree = s.trees[c], let placement = tree.nodes[sibling], placement.parent == key, tree.isAlive(sibling) else {
+            throw .unknownTreeNode(container: c, node: sibling)
+        }
+        let siblings = tree.children[key] ?? []
+        var index = TreeState.insertionIndex(of: placement, among: siblings, nodes: tree.nodes) + 1
+        if let moving, let at = tree.nodes[moving], at.parent == key, at.sortsBefore(placement) { index -= 1 }
+        return index
     }
 
     /// Deletes an alive node and so its subtree.

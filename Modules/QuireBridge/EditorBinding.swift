@@ -1,0 +1,155 @@
+import QuireCRDT
+import QuireEditor
+import QuireModel
+
+/// Binds one `Editor` to one CRDT document in the schema of ``DocumentSchema``: the CRDT document
+/// is the source of truth and the editor state its projection.
+///
+/// - Local commits become CRDT operations in one CRDT commit each (an undo step unless merged
+///   into the previous one), with the transaction's tag as the commit's origin. Typing never
+///   touches the tree; splitting and merging blocks insert and delete markers, so no character
+///   changes place and concurrent typing stays where it was typed.
+/// - Remote changes (``importUpdates(_:)``, ``importJSONUpdates(_:)``, or a
+///   ``BindingWorker``-prepared import) become one `.remote` transaction that changes only the
+///   blocks they touched; nothing goes to local history and nothing is echoed back.
+/// - The selection (and, during IME composition, the marked range) is carried across remote
+///   changes by stable cursors.
+/// - The editor's history is the CRDT's undo manager (``CRDTHistory``): undo and redo revert this
+///   peer's changes only, also after remote changes, and restore the selection.
+///
+/// A binding is used from the editor's thread, like the editor.
+public final class EditorBinding {
+    /// The editor kept in step.
+    public let editor: Editor
+    /// The CRDT document, the source of truth.
+    public internal(set) var document: CRDTDocument
+    /// Where every block's run is in the shared text.
+    var runs: TextRuns
+    /// Editor key ↔ tree node of every shown block.
+    var treeOfKey: [NodeKey: TreeID] = [:]
+    var keyOfTree: [TreeID: NodeKey] = [:]
+    /// The undo manager behind the editor's history.
+    var undoManager: CRDTUndoManager
+    /// The commits of one undo step: the tag and time of the last local commit.
+    var lastLocalTag: String?
+    var lastLocalTime: Double = -.infinity
+    var isGroupOpen = false
+    /// While the binding applies a change to the editor: how many of the transaction's
+    /// operations it wrote itself (any more were written by transforms and normalization, and go
+    /// to the CRDT as a derived commit).
+    var ownOperationCount: Int?
+    private var listener: ListenerToken?
+    /// Called with what went wrong when a local commit could not be written to the CRDT document
+    /// (the editor is then shown the CRDT's projection again, so nothing diverges).
+    public var onError: ((BridgeError) -> Void)?
+
+    /// The origin prefix of commits the binding makes for writes it did not get from the user
+    /// (transforms run on a remote change): never an undo step.
+    public static let derivedOrigin = "quire.bridge.derived"
+
+    /// Binds `editor` to `document`. An empty document is seeded with the editor's state (one
+    /// commit); otherwise the editor shows the document's projection (a whole-state swap) and
+    /// the editor's previous content is dropped.
+    ///
+    /// - Parameters:
+    ///   - mergeInterval: consecutive commits with the same tag closer than this (in milliseconds)
+    ///     are one undo step, as the editor's own history merges typing.
+    ///   - clock: the undo manager's clock in milliseconds, replaceable in tests.
+    /// - Throws: `BridgeError` when the document cannot be read or written; nothing is bound.
+    public init(
+        editor: Editor, document: CRDTDocument, mergeInterval: Double = 1000,
+        clock: @escaping CRDTUndoManager.Clock = CRDTUndoManager.systemClock
+    ) throws(BridgeError) {
+        self.editor = editor
+        var document = document
+        DocumentSchema.configure(&document)
+        document.recordsEvents = true
+        let isEmpty = document.length(of: DocumentSchema.text) == 0 && document.children(of: nil, in: DocumentSchema.blocks).isEmpty
+        if isEmpty {
+            document.recordsEvents = false
+            treeOfKey = try Projection.seed(&document, from: editor.state)
+            document.recordsEvents = true
+            for (key, id) in treeOfKey { keyOfTree[id] = key }
+            runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
+        } else {
+            runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
+            let projected = try Projection.project(document, registry: editor.state.registry, runs: runs)
+            do { try editor.setState(projected.state) } catch { throw .editor(error.description) }
+            keyOfTree = projected.keys
+            for (id, key) in keyOfTree { treeOfKey[key] = id }
+        }
+        self.document = document
+        var undo = CRDTUndoManager(document, clock: clock)
+        undo.addExcludeOriginPrefix(Self.derivedOrigin)
+        undoManager = undo
+        self.mergeInterval = mergeInterval
+        self.clock = clock
+        editor.history = CRDTHistory(binding: self)
+        listener = editor.registerUpdateListener { [unowned self] update in self.editorDidCommit(update) }
+    }
+
+    let mergeInterval: Double
+    let clock: CRDTUndoManager.Clock
+
+    /// Stops following the editor; its history goes back to a fresh snapshot history.
+    public func unbind() {
+        if let listener { editor.unregister(listener) }
+        listener = nil
+        editor.history = History()
+    }
+
+    deinit {
+        if let listener { editor.unregister(listener) }
+    }
+
+    // MARK: Updates
+
+    /// The updates (Quire's binary format) holding what `version` lacks.
+    public func exportUpdates(since version: VersionVector = VersionVector()) -> [UInt8] {
+        document.exportUpdates(since: version)
+    }
+
+    /// Imports a peer's updates (Quire's binary updates or snapshot) and shows them in the editor
+    /// as one `.remote` transaction.
+    ///
+    /// - Throws: `BridgeError.crdt` for bytes the CRDT refuses; nothing changes.
+    @discardableResult
+    public func importUpdates(_ bytes: [UInt8]) throws(BridgeError) -> ImportStatus {
+        try importChange { (document: inout CRDTDocument) throws(BridgeError) -> ImportStatus in
+            do throws(CRDTError) { return try document.importUpdates(bytes) } catch { throw .crdt(error) }
+        }
+    }
+
+    /// Imports Loro's JSON updates and shows them in the editor as one `.remote` transaction.
+    ///
+    /// - Throws: `BridgeError.crdt` wrapping the JSON error; nothing changes.
+    @discardableResult
+    public func importJSONUpdates(_ json: String) throws(BridgeError) -> ImportStatus {
+        try importChange { (document: inout CRDTDocument) throws(BridgeError) -> ImportStatus in
+            do throws(LoroJSONError) { return try document.importJSONUpdates(json) } catch { throw .schema("Loro JSON: \(error)") }
+        }
+    }
+
+    /// Imports through `body` on a copy of the document, then shows the events.
+    private func importChange(_ body: (inout CRDTDocument) throws(BridgeError) -> ImportStatus) throws(BridgeError) -> ImportStatus {
+        let carried = SelectionCursors(capturing: editor, binding: self)
+        var copy = document
+        let status = try body(&copy)
+        try adopt(copy, events: status.event, origin: .remote, selection: carried)
+        return status
+    }
+
+    /// Takes over a document that is this one plus imported changes, and shows `events` (what
+    /// the import changed) in the editor. ``BindingWorker`` calls it with work done off the
+    /// editor's thread.
+    func adopt(_ imported: CRDTDocument, events: DocumentEvent?, origin: TransactionOrigin, selection: SelectionCursors) throws(BridgeError) {
+        let previous = (document, runs, treeOfKey, keyOfTree)
+        document = imported
+        do {
+            try applyRemote(events, origin: origin, selection: selection)
+        } catch {
+            (document, runs, treeOfKey, keyOfTree) = previous
+            throw error
+        }
+    }
+}
