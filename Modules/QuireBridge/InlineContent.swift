@@ -84,25 +84,45 @@ enum InlineContent {
             for (key, value) in chain.dropFirst(common) {
                 let parent = open.last?.node ?? block
                 let type = key == DocumentSchema.linkKey ? NodeType("link") : NodeType(String(key.dropFirst(DocumentSchema.inlineElementPrefix.count)))
+                // A block that does not take this element (a link mark that reached a code block
+                // through concurrent edits) shows the content without it.
+                guard accepts(parent, type: type, role: .element(inline: true), in: state) else { continue }
                 let element = try makeNode(type: type, role: .element(inline: true), text: "", fields: object(value), in: &state)
                 try state.append(element, to: parent)
                 open.append((key, value, element))
             }
             let parent = open.last?.node ?? block
             var pending: [Unicode.Scalar] = []
+            // A text type whose nodes are atoms (a tab) gets a node per character; the editor
+            // never merges them.
+            var atomic = false
+            if case .string(let name)? = run.attributes[DocumentSchema.textTypeKey], let plugin = state.registry.plugin(for: NodeType(name)) {
+                atomic = !plugin.editsTextInPlace
+            }
             func flushText() throws(ModelError) {
                 guard !pending.isEmpty else { return }
-                try state.append(try makeTextNode(String(String.UnicodeScalarView(pending)), run.attributes, in: &state), to: parent)
+                let pieces = atomic ? pending.map { [$0] } : [pending]
+                for piece in pieces {
+                    var node = try makeTextNode(String(String.UnicodeScalarView(piece)), run.attributes, in: &state)
+                    if let made = state[node], !accepts(parent, type: made.type, role: .text, in: state) {
+                        // A text type the block does not take becomes plain text there.
+                        try state.remove(node)
+                        node = try makeTextNode(String(String.UnicodeScalarView(piece)), run.attributes.filter { $0.key != DocumentSchema.textTypeKey && $0.key != DocumentSchema.textFieldsKey }, in: &state)
+                    }
+                    try state.append(node, to: parent)
+                }
                 pending.removeAll()
             }
             for scalar in run.scalars {
                 switch scalar {
                 case "\n":
                     try flushText()
+                    guard accepts(parent, type: .lineBreak, role: .lineBreak, in: state) else { continue }
                     try state.append(try makeNode(type: .lineBreak, role: .lineBreak, text: "", fields: [:], in: &state), to: parent)
                 case "\u{FFFC}" where run.attributes[DocumentSchema.embedKey] != nil:
                     try flushText()
-                    guard case .map(let embed)? = run.attributes[DocumentSchema.embedKey], case .string(let type)? = embed["type"] else { continue }
+                    guard case .map(let embed)? = run.attributes[DocumentSchema.embedKey], case .string(let type)? = embed["type"],
+                          accepts(parent, type: NodeType(type), role: .decorator(inline: true), in: state) else { continue }
                     try state.append(try makeNode(type: NodeType(type), role: .decorator(inline: true), text: "", fields: object(embed["fields"]), in: &state), to: parent)
                 default:
                     pending.append(scalar)
@@ -110,6 +130,12 @@ enum InlineContent {
             }
             try flushText()
         }
+    }
+
+    /// Whether `parent` takes a child of `type` (an unknown parent takes anything).
+    static func accepts(_ parent: NodeKey, type: NodeType, role: NodeRole, in state: EditorState) -> Bool {
+        guard let node = state[parent], let plugin = state.plugin(of: node) else { return true }
+        return plugin.childRule.accepts(type: type, role: role)
     }
 
     /// The JSON object a mark or property value holds (the schema writes objects there). Bytes and

@@ -89,6 +89,26 @@ public enum Projection {
         }
     }
 
+    /// A state's Lexical JSON as the shared document can hold it: without empty text nodes, which
+    /// an editor keeps only while the caret is in one (to type with its format) and which carry
+    /// no content. Two peers hold the same document when these are equal.
+    ///
+    /// - Complexity: O(n).
+    public static func canonicalJSON(of state: EditorState) -> JSONValue {
+        func strip(_ value: JSONValue) -> JSONValue {
+            guard case .object(var object) = value else { return value }
+            if case .array(let children)? = object["children"] {
+                object["children"] = .array(children.compactMap { child -> JSONValue? in
+                    if case .object(let node) = child, node["text"] == .string(""), node["children"] == nil { return nil }
+                    return strip(child)
+                })
+            }
+            if case .object? = object["root"] { object["root"] = strip(object["root"]!) }
+            return .object(object)
+        }
+        return strip(LexicalJSON.export(state))
+    }
+
     // MARK: Seeding
 
     /// Writes `state` into an empty CRDT document in the schema (one commit), and returns the

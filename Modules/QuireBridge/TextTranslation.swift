@@ -39,6 +39,11 @@ extension EditorBinding {
                 }
             }
         }
+        // A block whose run changed and that is still shown has new content too (its inline
+        // nodes may all have gone to another block).
+        for id in old {
+            if let key = keyOfTree[id], let node = next[key], next.isAttached(key), InlineContent.hasRun(node, in: next) { new.insert(key) }
+        }
         return (old, new)
     }
 
@@ -129,7 +134,11 @@ extension EditorBinding {
             let start = predecessor.flatMap { treeOfKey[$0] }.flatMap { runs.contentRange(of: $0)?.upperBound } ?? leadingEnd
             let end = after.flatMap { treeOfKey[$0] }.flatMap { runs.markerPosition(of: $0) } ?? runs.length
             let inside = start <= end ? markers(in: start..<end) : nil
-            if let inside, inside.allSatisfy(affected.old.contains) {
+            // The segment's stretch must hold exactly what it rewrites: only runs that change,
+            // and every run of the segment's blocks (text order can differ from document order
+            // after blocks were moved).
+            let ownRuns = segment.compactMap { treeOfKey[$0] }.filter(runs.contains)
+            if let inside, inside.allSatisfy(affected.old.contains), Set(ownRuns).isSubset(of: inside) {
                 covered.formUnion(inside)
                 regions.append(try region(start..<end, becoming: segment, in: next))
             } else {
@@ -156,7 +165,10 @@ extension EditorBinding {
             if let key = keyOfTree[id], next[key].map({ _ in next.isAttached(key) }) == true { continue }
             regions.append(try region(marker..<content.upperBound, becoming: [], in: next))
         }
-        return regions.sorted { $0.start > $1.start }
+        // Right to left, so that each region's position is still valid when it is written; of
+        // two regions that touch (an insertion where a deleted run starts), the one reaching
+        // further right goes first.
+        return regions.sorted { ($0.start, $0.start + $0.oldSymbols.count) > ($1.start, $1.start + $1.oldSymbols.count) }
     }
 
     /// The blocks whose markers lie in `range`.
@@ -287,6 +299,7 @@ extension EditorBinding {
     /// Writes the text part of a commit.
     func writeText(_ affected: (old: Set<TreeID>, new: Set<NodeKey>), in next: EditorState) throws(BridgeError) {
         guard !affected.old.isEmpty || !affected.new.isEmpty else { return }
-        for region in try textRegions(for: affected, in: next) { try apply(region) }
+        let regions = try textRegions(for: affected, in: next)
+        for region in regions { try apply(region) }
     }
 }

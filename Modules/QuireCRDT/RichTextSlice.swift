@@ -14,11 +14,17 @@ extension CRDTDocument {
         let a = try convert(range.lowerBound, from: unit, to: .unicodeScalar, in: c)
         let b = try convert(range.upperBound, from: unit, to: .unicodeScalar, in: c)
         guard b > a, let seq = s.sequences[c] else { return [] }
+        // Runs split where a mark starts or ends; as in `toDelta`, neighbours with equal
+        // attributes are one insert.
+        var pieces: [(count: Int, attributes: [String: CRDTValue])] = []
+        for (count, attributes) in s.styledRuns(seq, c, from: a, count: b - a) {
+            let visible = attributes.filter { $0.value != .null }
+            if let last = pieces.last, last.attributes == visible { pieces[pieces.count - 1].count += count } else { pieces.append((count, visible)) }
+        }
         var out: [TextDelta] = []
         var offset = a
-        for (count, attributes) in s.styledRuns(seq, c, from: a, count: b - a) {
-            let text = try slice(c, offset..<(offset + count))
-            out.append(.insert(text, attributes: attributes.filter { $0.value != .null }))
+        for (count, attributes) in pieces {
+            out.append(.insert(try slice(c, offset..<(offset + count)), attributes: attributes))
             offset += count
         }
         return out

@@ -337,20 +337,51 @@ extension CRDTDocument {
     }
 
     /// Creates a node under `parent` (nil: root level) right after the sibling `sibling` (nil: as
-    /// the first child).
-    /// - Complexity: O(depth + log siblings), plus the siblings that share `sibling`'s index.
+    /// the first child). Where `sibling` shares its fractional index with the siblings after it
+    /// (they were placed concurrently at one spot), no index fits between them: those siblings are
+    /// moved to fresh indexes after the new node, so the order is exactly the one asked for.
+    /// - Complexity: O(depth + log siblings), plus O(siblings) for each tied sibling moved.
     @discardableResult
     public mutating func createNode(under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) -> TreeID {
+        let tied = try tiedSuccessors(of: sibling, under: parent, moving: nil, in: c)
         let index = try siblingIndex(after: sibling, under: parent, moving: nil, in: c)
-        return try createNode(under: parent, at: index, in: c)
+        let id = try createNode(under: parent, at: index, in: c)
+        try reorder(tied, after: id, under: parent, in: c)
+        return id
     }
 
     /// Moves an alive node under `parent` (nil: root level) right after the sibling `sibling` (nil:
-    /// as the first child).
+    /// as the first child); tied siblings after `sibling` are moved after it as
+    /// ``createNode(under:after:in:)`` does.
     /// - Complexity: O(depth + siblings).
     public mutating func moveNode(_ node: TreeID, under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) {
+        let tied = try tiedSuccessors(of: sibling, under: parent, moving: node, in: c)
         let index = try siblingIndex(after: sibling, under: parent, moving: node, in: c)
         try moveNode(node, under: parent, at: index, in: c)
+        try reorder(tied, after: node, under: parent, in: c)
+    }
+
+    /// The siblings right after `sibling` that share its fractional index (without `moving`).
+    private func tiedSuccessors(of sibling: TreeID?, under parent: TreeID?, moving: TreeID?, in c: ContainerID) throws(CRDTError) -> [TreeID] {
+        guard let sibling, let tree = s.trees[c], let placement = tree.nodes[sibling] else { return [] }
+        let siblings = tree.children[parent.map { .node($0) } ?? .root] ?? []
+        var index = TreeState.insertionIndex(of: placement, among: siblings, nodes: tree.nodes) + 1
+        var tied: [TreeID] = []
+        while index < siblings.count, let next = tree.nodes[siblings[index]], next.position == placement.position {
+            if siblings[index] != moving { tied.append(siblings[index]) }
+            index += 1
+        }
+        return tied
+    }
+
+    /// Moves `nodes`, in order, right after `first`.
+    private mutating func reorder(_ nodes: [TreeID], after first: TreeID, under parent: TreeID?, in c: ContainerID) throws(CRDTError) {
+        var previous = first
+        for node in nodes {
+            let index = try siblingIndex(after: previous, under: parent, moving: node, in: c)
+            try moveNode(node, under: parent, at: index, in: c)
+            previous = node
+        }
     }
 
     /// The sibling index right after `sibling` under `parent`, counted without `moving`.

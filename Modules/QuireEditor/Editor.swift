@@ -47,7 +47,8 @@ public final class Editor {
 
     /// The stages every commit runs, in this order:
     /// 1. `transforms`: the node transforms registered for the types of the written nodes, then
-    /// 2. `normalization`: adjacent text nodes with equal formats merge and empty ones go; the two
+    /// 2. `normalization`: adjacent text nodes with equal fields merge and empty ones go, and so
+    ///    do neighbouring inline elements of one type with equal fields (two halves of a link); the two
     ///    repeat until a pass writes nothing new (at most `maximumTransformPasses`);
     /// 3. `validation`: a selection whose points no longer exist is clamped into the document;
     /// 4. `reconcile`: the change set derived from the transaction becomes the minimal storage
@@ -239,12 +240,25 @@ public final class Editor {
                 }
             }
             try runQueuedBodies(&next)
-            // Stage 2: normalization of the text children of every parent with a written text node.
+            // Stage 2: normalization of the inline children of every element holding a written text
+            // node or inline element, and of the elements around inline elements (where two
+            // equal neighbouring links become one).
             var normalizedParents = Set<NodeKey>()
             for key in toVisit.union(next.dirtyNodes).sorted() {
-                guard let node = next[key], node.role == .text, let parent = node.parent, next.isAttached(parent),
-                      normalizedParents.insert(parent).inserted else { continue }
-                do { try next.normalizeTextChildren(of: parent) } catch { throw EditorError.model(error) }
+                guard let node = next[key], node.role == .text || node.role == .element(inline: true) else { continue }
+                var parent = node.parent
+                while let element = parent, let parentNode = next[element], next.isAttached(element) {
+                    if normalizedParents.insert(element).inserted {
+                        do {
+                            try next.joinEqualInlineElements(in: element)
+                            try next.normalizeTextChildren(of: element)
+                        } catch {
+                            throw EditorError.model(error)
+                        }
+                    }
+                    guard parentNode.role == .element(inline: true) else { break }
+                    parent = parentNode.parent
+                }
             }
             toVisit = next.dirtyNodes
             accumulated.formUnion(toVisit)

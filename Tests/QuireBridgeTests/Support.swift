@@ -56,6 +56,7 @@ final class Peer {
 
     var text: String { editor.storage?.string ?? "" }
     var json: JSONValue { LexicalJSON.export(editor.state) }
+    var canonicalJSON: JSONValue { Projection.canonicalJSON(of: editor.state) }
 
     /// Types at the native selection.
     func type(_ text: String) throws {
@@ -73,8 +74,46 @@ final class Peer {
     /// full render.
     func checkInvariant(_ context: String = "") throws {
         let projected = try Projection.state(of: binding.document, registry: Plugins.registry)
-        #expect(LexicalJSON.export(projected) == json, "\(name) \(context): the editor is not the projection of its document")
+        if let difference = firstDifference(Projection.canonicalJSON(of: projected), canonicalJSON) {
+            var dump = ""
+            if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_DUMP"] != nil {
+                for step in binding.document.toDelta(DocumentSchema.text) {
+                    if case .insert(let text, let attributes) = step { dump += "\n  \(text.debugDescription) \(attributes.keys.sorted()) \(attributes["block"].map { "\($0)" } ?? "")" }
+                }
+                dump += "\n editor:    \(text.debugDescription)"
+                dump += "\n projection: \(FlatString.render(projected).debugDescription)"
+            }
+            Issue.record("\(name) \(context): the editor is not the projection of its document: \(difference)\(dump)")
+            throw InvariantFailure()
+        }
         try editor.reconciler.verify(editor.state)
     }
 }
 
+
+struct InvariantFailure: Error {}
+
+/// Where two JSON values first differ, compactly (projection on the left, editor on the right).
+func firstDifference(_ a: JSONValue, _ b: JSONValue, path: String = "$") -> String? {
+    switch (a, b) {
+    case (.object(let x), .object(let y)):
+        for key in Set(x.keys).union(y.keys).sorted() {
+            guard let left = x[key] else { return "\(path).\(key) only in the editor: \(short(y[key]!))" }
+            guard let right = y[key] else { return "\(path).\(key) only in the projection: \(short(left))" }
+            if let difference = firstDifference(left, right, path: "\(path).\(key)") { return difference }
+        }
+        return nil
+    case (.array(let x), .array(let y)):
+        for index in 0..<min(x.count, y.count) {
+            if let difference = firstDifference(x[index], y[index], path: "\(path)[\(index)]") { return difference }
+        }
+        return x.count == y.count ? nil : "\(path): \(x.count) vs \(y.count) elements: \(short(a)) vs \(short(b))"
+    default:
+        return a == b ? nil : "\(path): \(short(a)) vs \(short(b))"
+    }
+}
+
+func short(_ value: JSONValue) -> String {
+    let text = JSONWriter().string(value)
+    return text.count > 300 ? String(text.prefix(300)) + "…" : text
+}
