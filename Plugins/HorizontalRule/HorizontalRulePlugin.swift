@@ -1,7 +1,7 @@
 import QuireEditor
 import QuireMarkup
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// Horizontal rules: Lexical's `horizontalrule`, a block decorator with no fields of its own. In
@@ -80,11 +80,9 @@ public enum HorizontalRuleCommands {
 public struct HorizontalRuleCommandsExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        [editor.registerCommand(HorizontalRuleCommands.insertHorizontalRule) { _, editor in
-            guard editor.read({ $0.selection != nil }) else { return false }
-            try editor.update { try $0.insertHorizontalRule() }
-            return true
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        [try registrar.registerEdit(HorizontalRuleCommands.insertHorizontalRule, when: { $0.selection != nil }) { state, _ throws(ModelError) in
+            try state.insertHorizontalRule()
         }]
     }
 }
@@ -121,6 +119,7 @@ extension PluginDescriptor {
     public static let horizontalRule = PluginDescriptor(
         name: "horizontalrule", summary: "Horizontal rules (Lexical `horizontalrule`)", options: NoOptions.self
     ) { _ in
-        ([HorizontalRuleNodePlugin()], [HorizontalRuleMarkupMapping(), HorizontalRuleCommandsExtension(), HorizontalRuleTheme.contribution])
+        ([HorizontalRuleNodePlugin()],
+         [.markupMapping(HorizontalRuleMarkupMapping()), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
     }
 }

@@ -6,6 +6,7 @@ import QuireEditor
 import QuireModel
 import QuireReconciler
 import QuireTestSupport
+import QuireStyle
 import QuireTextStorage
 import Testing
 
@@ -29,10 +30,10 @@ import Testing
     /// An editor with a storage over `paragraphs`, with the configured plugins installed.
     static func editor(_ paragraphs: [String]) throws -> Editor {
         let configuration = try configuration()
-        let extensions = configuration.plugins.flatMap(\.extensions)
+        let extensions = configuration.plugins.contributions
         let state = EditorState(registry: try configuration.makeRegistry(), paragraphs: paragraphs)
         let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         return editor
     }
 

@@ -4,6 +4,7 @@ import QuireModel
 import QuireReconciler
 import QuireTable
 import QuireTestSupport
+import QuireStyle
 import QuireTextStorage
 import Testing
 

@@ -4,6 +4,7 @@ import QuireLink
 import QuireModel
 import QuireReconciler
 import QuireTestSupport
+import QuireStyle
 import QuireTextStorage
 import Testing
 

@@ -1,5 +1,6 @@
 import QuireEditor
 import QuireModel
+import QuireStyle
 import QuireQuote
 import Testing
 
