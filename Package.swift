@@ -25,7 +25,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport", "QuireStyle"]),
     ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
+    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel", "QuireEditor"], hasTests: false),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
 

@@ -159,7 +159,10 @@ public enum CommandPriority: Int, Comparable, Sendable, CaseIterable {
 
 /// Returned by every registration; pass it to `Editor.unregister(_:)` to remove the listener.
 public struct ListenerToken: Hashable, Sendable {
-    let id: Int
+    package let id: Int
+
+    /// A token with `id`; for registrars inside this package (the editor, test harnesses).
+    package init(id: Int) { self.id = id }
 }
 
 /// The commands every editor handles at `.editor` priority, in the `editor` namespace. Their

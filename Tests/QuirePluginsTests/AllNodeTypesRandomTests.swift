@@ -4,9 +4,9 @@ import QuireConfig
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
-import QuireStyle
 import QuireTextStorage
 import Testing
 

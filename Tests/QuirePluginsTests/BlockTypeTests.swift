@@ -7,7 +7,6 @@ import QuireHeading
 import QuireList
 import QuireModel
 import QuireQuote
-import QuireReconciler
 import QuireStyle
 import QuireTestSupport
 import Testing

@@ -1,10 +1,9 @@
 import QuireEditor
 import QuireHorizontalRule
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
-import QuireStyle
 import QuireTextStorage
 import Testing
 

@@ -2,9 +2,8 @@ import Foundation
 import QuireEditor
 import QuireLink
 import QuireModel
-import QuireReconciler
-import QuireTestSupport
 import QuireStyle
+import QuireTestSupport
 import QuireTextStorage
 import Testing
 

@@ -1,7 +1,7 @@
 import QuireEditor
 import QuireModel
-import QuireStyle
 import QuireQuote
+import QuireStyle
 import Testing
 
 /// Quote commands and editing.

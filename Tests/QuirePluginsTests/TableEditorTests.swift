@@ -2,9 +2,9 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
-import QuireStyle
 import QuireTextStorage
 import Testing
 

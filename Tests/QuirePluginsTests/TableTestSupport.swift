@@ -3,9 +3,8 @@ import QuireCatalog
 import QuireConfig
 import QuireEditor
 import QuireModel
-import QuireReconciler
-import QuireTable
 import QuireStyle
+import QuireTable
 import QuireTextStorage
 import Testing
 
