@@ -130,11 +130,6 @@ public struct CommandRegistration: Hashable, Sendable, CustomStringConvertible {
     /// Who registered it.
     public let owner: String
 
-    public init(declaration: CommandDeclaration, owner: String) {
-        self.declaration = declaration
-        self.owner = owner
-    }
-
     public var description: String { "\(owner)'s command \(declaration)" }
 }
 

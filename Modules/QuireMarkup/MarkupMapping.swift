@@ -38,6 +38,28 @@ public protocol MarkupNodeMapping: Sendable {
     func intent(of node: Node) -> MarkupIntent
 }
 
+/// A node type that stands for one intent and has no fields of its own to map (a block quote, a
+/// thematic break): the intent imports as a node with default fields, and every such node exports
+/// as the intent.
+public struct FixedIntentMapping: MarkupNodeMapping {
+    public let nodeType: NodeType
+    /// The intent the node type stands for.
+    public let intent: MarkupIntent
+
+    public init(_ nodeType: NodeType, intent: MarkupIntent) {
+        self.nodeType = nodeType
+        self.intent = intent
+    }
+
+    /// No fields for `intent`, nil for any other.
+    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+        intent == self.intent ? [:] : nil
+    }
+
+    /// Always `intent`.
+    public func intent(of node: Node) -> MarkupIntent { intent }
+}
+
 /// The mappings in force, in priority order: the first mapping that takes an intent (and whose
 /// node type is registered) wins.
 public struct MarkupMappings: Sendable {

@@ -101,16 +101,9 @@ public enum HorizontalRuleTheme {
     public static let contribution = ThemeContribution(nodeTypes: [HorizontalRuleNodePlugin.type: [Keys.rule: true]])
 }
 
-/// The horizontal rule's markup mapping: a thematic break.
-public struct HorizontalRuleMarkupMapping: MarkupNodeMapping {
-    public init() {}
-    public var nodeType: NodeType { HorizontalRuleNodePlugin.type }
-
-    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
-        intent == .block(.thematicBreak) ? [:] : nil
-    }
-
-    public func intent(of node: Node) -> MarkupIntent { .block(.thematicBreak) }
+extension HorizontalRuleNodePlugin {
+    /// The horizontal rule's markup mapping: a thematic break.
+    public static let markupMapping = FixedIntentMapping(type, intent: .block(.thematicBreak))
 }
 
 extension PluginDescriptor {
@@ -120,6 +113,6 @@ extension PluginDescriptor {
         name: "horizontalrule", summary: "Horizontal rules (Lexical `horizontalrule`)", options: NoOptions.self
     ) { _ in
         ([HorizontalRuleNodePlugin()],
-         [.markupMapping(HorizontalRuleMarkupMapping()), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
+         [.markupMapping(HorizontalRuleNodePlugin.markupMapping), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
     }
 }

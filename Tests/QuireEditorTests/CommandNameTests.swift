@@ -80,15 +80,16 @@ import Testing
         let editor = try Editor(state: EditorState(paragraphs: [""]))
         let counter = Counter()
         try editor.install([Handles(command: Notes.add, counter: counter)])
-        let registered = CommandRegistration(declaration: Notes.add.declaration, owner: String(reflecting: Handles<String>.self))
         for rival in [Rival.add.declaration, Rival.sameTypeElsewhere.declaration] {
             #expect(rival.name == "note.add" && rival != Notes.add.declaration)
         }
-        #expect(throws: EditorError.commandNameCollision(
-            name: "note.add", registered: registered,
-            refused: CommandRegistration(declaration: Rival.add.declaration, owner: String(reflecting: Handles<Int>.self))
-        )) {
+        #expect {
             try editor.install([Handles(command: Rival.add, counter: Counter())])
+        } throws: { error in
+            guard case .commandNameCollision(let name, let registered, let refused)? = error as? EditorError else { return false }
+            return name == "note.add"
+                && registered.declaration == Notes.add.declaration && registered.owner == String(reflecting: Handles<String>.self)
+                && refused.declaration == Rival.add.declaration && refused.owner == String(reflecting: Handles<Int>.self)
         }
         #expect(throws: EditorError.self) { try editor.install([Handles(command: Rival.sameTypeElsewhere, counter: Counter())]) }
         let error = #expect(throws: EditorError.self) { try editor.install([Handles(command: Rival.add, counter: Counter())]) }
