@@ -49,7 +49,8 @@ extension Editor: EditorRegistrar, CommandContext {
         _ body: @escaping (Payload, Editor) throws(EditorError) -> Bool
     ) -> ListenerToken {
         let name = command.name
-        commandNames.record(registration, aliases: command.aliases, replacing: commandListeners[name]?.isEmpty != false)
+        let replacing = commandListeners[name]?.isEmpty != false
+        commandNames.record(registration, aliases: command.aliases, replacing: replacing)
         let token = makeToken()
         let erased: (Any, Editor) throws(EditorError) -> Bool = { payload, editor throws(EditorError) in
             guard let typed = payload as? Payload else {
@@ -58,8 +59,11 @@ extension Editor: EditorRegistrar, CommandContext {
             return try body(typed, editor)
         }
         commandListeners[name, default: []].append((token.id, priority, erased))
+        // A new declaration of a name whose handlers are gone brings its own decoder, or none.
         if let decode = command.decodePayload {
             payloadDecoders[name] = { json in try decode(json) }
+        } else if replacing {
+            payloadDecoders[name] = nil
         }
         return token
     }
@@ -183,10 +187,16 @@ struct CommandNames {
         }
     }
 
-    /// Records the registration's names; `replacing` when no listener holds its name any more.
+    /// Records the registration's names; `replacing` when no listener holds its name any more,
+    /// so that the previous declaration's aliases go with it.
+    ///
+    /// - Complexity: O(aliases) when replacing, else O(new aliases).
     mutating func record(_ registration: CommandRegistration, aliases newAliases: [String], replacing: Bool) {
         let name = registration.declaration.name
-        if replacing || owners[name] == nil { owners[name] = registration }
+        if replacing || owners[name] == nil {
+            owners[name] = registration
+            aliases = aliases.filter { $0.value != name }
+        }
         for alias in newAliases { aliases[alias] = name }
     }
 }

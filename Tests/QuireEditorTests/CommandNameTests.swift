@@ -139,5 +139,11 @@ import Testing
         try editor.install([Handles(command: Rival.add, counter: counter)])
         #expect(try editor.dispatch(Rival.add, 1))
         #expect(counter.calls == 1)
+        #expect(throws: EditorError.unknownCommand("addNote"), "the old declaration's alias went with it") {
+            try editor.dispatch(named: "addNote", payload: .string("x"))
+        }
+        #expect(throws: EditorError.unknownCommand("note.add"), "and its decoder: the new one has none") {
+            try editor.dispatch(named: "note.add", payload: .string("x"))
+        }
     }
 }
