@@ -20,15 +20,16 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTextStorage", dependencies: []),
-    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
+    ModuleRow(name: "QuireStyle", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireStyle"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
-    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport", "QuireStyle"]),
     ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
+    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel", "QuireEditor"], hasTests: false),
     ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
-        "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireCatalog", "QuireConfig",
+        "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
     ]),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -40,18 +41,18 @@ struct PluginRow {
 }
 
 let plugins: [PluginRow] = [
-    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -78,7 +79,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",
@@ -93,13 +94,13 @@ var targets: [Target] = [
     // The README's worked plugin example, compiled and tested so that it cannot rot.
     .target(
         name: "QuireCalloutExample",
-        dependencies: ["QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage"],
+        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage"],
         path: "Examples/Callout",
         swiftSettings: strictSettings
     ),
     .testTarget(
         name: "QuireCalloutExampleTests",
-        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport"],
+        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport"],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings
     ),
@@ -107,7 +108,7 @@ var targets: [Target] = [
         name: "QuirePluginsTests",
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
-            "QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage",
+            "QuireModel", "QuireEditor", "QuireReconciler", "QuireStyle", "QuireTextStorage",
             "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireSelection",
         ],
         path: "Tests/QuirePluginsTests",

@@ -20,11 +20,12 @@ let benchmarks: [BenchmarkRow] = [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuireReconciler", package: "Quire"), .product(name: "QuireSelection", package: "Quire"),
         .product(name: "QuireTextStorage", package: "Quire"), .product(name: "QuireTable", package: "Quire"),
+        .product(name: "QuireStyle", package: "Quire"),
     ]),
     BenchmarkRow(name: "ListBenchmark", dependencies: [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuireReconciler", package: "Quire"), .product(name: "QuireTextStorage", package: "Quire"),
-        .product(name: "QuireList", package: "Quire"),
+        .product(name: "QuireList", package: "Quire"), .product(name: "QuireStyle", package: "Quire"),
     ]),
     BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
     BenchmarkRow(name: "CRDTBenchmark", dependencies: [.product(name: "QuireCRDT", package: "Quire")]),

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// `quire edit-script SCRIPT.jsonl [--document FILE.json]`: replays what a text view would send.
@@ -15,6 +15,9 @@ struct EditScript: ParsableCommand {
         {"op":"replace","start":S,"end":E,"text":T}, {"op":"mark","text":T,"selStart":A,"selEnd":B}, \
         {"op":"unmark"}, {"op":"backspace"}, {"op":"deleteForward"}, {"op":"deleteWord"}, \
         {"op":"format","format":"bold"}, {"op":"command","name":N,"payload":P}, {"op":"undo"}, {"op":"redo"}. \
+        A command name is namespace.command: editor.* for the built-ins (editor.insertText, editor.formatText, \
+        editor.setBlocksType …), the plugin's name for a plugin's (list.insert, heading.set, table.insertTable …); \
+        names from before that scheme (insertList, setHeading …) still work for one release. \
         Prints {"text": flat string, "selection": [start, end], "state": Lexical JSON}; with \
         --transactions also "transactions": one {"origin", "tag", "operations"} per commit.
         """
@@ -40,15 +43,15 @@ struct EditScript: ParsableCommand {
     func run() throws {
         let loaded = try config.load()
         let registry = loaded.registry
-        let extensions = loaded.configuration.plugins.flatMap(\.extensions)
+        let contributions = loaded.configuration.plugins.contributions
         let initial: EditorState
         if let document {
             initial = try LexicalJSON.importState(from: InputFile.read(document), registry: registry)
         } else {
             initial = EditorState(registry: registry, paragraphs: [""])
         }
-        let editor = try Editor(state: initial, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        let editor = try Editor(state: initial, storage: TextStorage(), theme: Theme.standard.including(contributions))
+        try editor.install(contributions)
         var committed: [JSONValue] = []
         if transactions {
             editor.registerUpdateListener { update in
@@ -114,6 +117,7 @@ struct EditScript: ParsableCommand {
 
     static func dispatchNamed(_ name: String, payload: JSONValue, on editor: Editor) throws {
         let handled = try editor.dispatch(named: name, payload: payload)
-        if !handled && name != Commands.undo.name && name != Commands.redo.name { throw EditorError.unknownCommand(name) }
+        // Undo and redo with nothing to step are handled no-ops, not unknown commands.
+        if !handled && !(Commands.undo.names + Commands.redo.names).contains(name) { throw EditorError.unknownCommand(name) }
     }
 }

@@ -73,7 +73,8 @@ public struct Configuration: Sendable {
     public let version: Int
     /// The selected plugins, highest priority first.
     public let plugins: [ConfiguredPlugin]
-    /// What was ignored: unknown option keys, unknown top-level keys.
+    /// What was ignored: unknown option keys, unknown top-level keys, contributions of a kind
+    /// the catalog has no reader for.
     public let warnings: [ConfigWarning]
 
     /// Decodes a configuration from YAML text. The catalog holds every plugin the app can select:
@@ -149,6 +150,12 @@ public struct Configuration: Sendable {
             var reader = try OptionsReader(options, path: "\(path).\(name)")
             let configured = try descriptor.configure(&reader)
             warnings += reader.warnings
+            let unread = Set(configured.contributions.map(\.kind)).subtracting(catalog.readKinds)
+            for kind in unread.sorted() {
+                warnings.append(ConfigWarning(
+                    path: "\(path).\(name)", message: "contributes \(kind), which nothing in this app reads; ignored",
+                    location: nameLocation))
+            }
             return configured
         } catch {
             throw .wrongOptionType(error)

@@ -3,6 +3,7 @@ import QuireModel
 import QuirePositionIndex
 import QuireReconciler
 import QuireSelection
+import QuireStyle
 import QuireTextStorage
 
 /// The runtime: owns the current `EditorState`, runs update transactions, dispatches commands,
@@ -37,6 +38,7 @@ public final class Editor {
     var errorListeners: [(id: Int, body: (EditorError) -> Void)] = []
     var commandListeners: [String: [(id: Int, priority: CommandPriority, body: (Any, Editor) throws -> Bool)]] = [:]
     var payloadDecoders: [String: (JSONValue) throws -> Any] = [:]
+    var commandNames = CommandNames()
     var transforms: [NodeType: [(id: Int, body: (inout EditorState, NodeKey) throws -> Void)]] = [:]
     var batchTransforms: [NodeType: [(id: Int, body: (inout EditorState, [NodeKey]) throws -> Void)]] = [:]
     private var nextListenerID = 0

@@ -26,6 +26,9 @@ public enum EditorError: Error, Hashable, Sendable, CustomStringConvertible {
     case storage(TextStorageError)
     /// The operation needs a text storage and the editor is headless.
     case needsStorage(operation: String)
+    /// A registration gave a command name (or alias) that another command declaration already
+    /// has: the one registered first, and the one refused.
+    case commandNameCollision(name: String, registered: CommandRegistration, refused: CommandRegistration)
     /// An update body, transform or command handler threw an error of its own (not one of the
     /// editor's); it is kept as thrown.
     case thrown(any Error)
@@ -59,6 +62,8 @@ public enum EditorError: Error, Hashable, Sendable, CustomStringConvertible {
         case .selection(let error): "selection: \(error)"
         case .storage(let error): "text storage: \(error)"
         case .needsStorage(let operation): "\(operation) needs a text storage; the editor is headless"
+        case .commandNameCollision(let name, let registered, let refused):
+            "command name \"\(name)\" is taken by \(registered); \(refused) cannot have it too"
         case .thrown(let error): String(describing: error)
         }
     }
@@ -73,6 +78,7 @@ public enum EditorError: Error, Hashable, Sendable, CustomStringConvertible {
         case (.selection(let a), .selection(let b)): a == b
         case (.storage(let a), .storage(let b)): a == b
         case (.needsStorage(let a), .needsStorage(let b)): a == b
+        case (.commandNameCollision(let a, let x, let p), .commandNameCollision(let b, let y, let q)): a == b && x == y && p == q
         // Errors of unknown types compare by their full description (type and payload).
         case (.thrown(let a), .thrown(let b)): String(reflecting: a) == String(reflecting: b)
         default: false

@@ -44,7 +44,7 @@ extension EditorState {
     /// after it, else the element point itself.
     ///
     /// - Complexity: O(index) to find the children beside the boundary.
-    public func caretPoint(at boundary: Boundary) -> Point {
+    package func caretPoint(at boundary: Boundary) -> Point {
         if boundary.index > 0, let before = child(at: boundary.index - 1, of: boundary.parent), let node = self[before] {
             if node.role == .text { return .text(before, textLength(before)) }
         }

@@ -239,15 +239,15 @@ public struct ConfiguredPlugin: Sendable {
     public let settings: [OptionEntry]
     /// The node types it registers, in order.
     public let nodePlugins: [any NodePlugin]
-    /// Other hooks it contributes (markup parsers, themes, commands); each module looks for the
-    /// ones of its own types.
-    public let extensions: [any Sendable]
+    /// Everything else it contributes (commands, theme entries, markup mappings and formats),
+    /// each tagged with the kind of reader it is for.
+    public let contributions: [PluginContribution]
 
-    public init(name: String, settings: [OptionEntry], nodePlugins: [any NodePlugin], extensions: [any Sendable] = []) {
+    public init(name: String, settings: [OptionEntry], nodePlugins: [any NodePlugin], contributions: [PluginContribution] = []) {
         self.name = name
         self.settings = settings
         self.nodePlugins = nodePlugins
-        self.extensions = extensions
+        self.contributions = contributions
     }
 }
 
@@ -263,14 +263,14 @@ public struct PluginDescriptor: Sendable {
     /// A plugin whose options are decoded by `Options` and which then contributes `contribute(options)`.
     public init<Options: PluginOptions>(
         name: String, summary: String, options: Options.Type,
-        contribute: @escaping @Sendable (Options) -> (nodes: [any NodePlugin], extensions: [any Sendable])
+        contribute: @escaping @Sendable (Options) -> (nodes: [any NodePlugin], contributions: [PluginContribution])
     ) {
         self.name = name
         self.summary = summary
         self.build = { (reader: inout OptionsReader) throws(OptionError) -> ConfiguredPlugin in
             let options = try Options(from: &reader)
             let contribution = contribute(options)
-            return ConfiguredPlugin(name: name, settings: reader.settings, nodePlugins: contribution.nodes, extensions: contribution.extensions)
+            return ConfiguredPlugin(name: name, settings: reader.settings, nodePlugins: contribution.nodes, contributions: contribution.contributions)
         }
     }
 
@@ -286,17 +286,27 @@ public struct PluginDescriptor: Sendable {
 }
 
 /// The plugins an app can select by name: the built-ins it links plus its own, registered in code
-/// before a configuration is applied.
+/// before a configuration is applied; and the contribution kinds the app has readers for, so
+/// that a configuration can report what a selected plugin contributes in vain.
 public struct PluginCatalog: Sendable {
     private var descriptors: [String: PluginDescriptor] = [:]
     /// Names in registration order.
     public private(set) var names: [String] = []
+    /// The contribution kinds something in the app reads (a configuration warns about the others).
+    public private(set) var readKinds: Set<ContributionKind>
 
-    public init(_ descriptors: [PluginDescriptor] = []) {
+    public init(_ descriptors: [PluginDescriptor] = [], reading readKinds: Set<ContributionKind> = []) {
+        self.readKinds = readKinds
         for descriptor in descriptors where self.descriptors[descriptor.name] == nil {
             self.descriptors[descriptor.name] = descriptor
             names.append(descriptor.name)
         }
+    }
+
+    /// Declares that the app reads contributions of `kind` (an app's own kind, next to the
+    /// engine's that the built-in catalog declares).
+    public mutating func addReader(for kind: ContributionKind) {
+        readKinds.insert(kind)
     }
 
     /// Adds a plugin; a later registration under the same name replaces the earlier one, so an app

@@ -1,6 +1,7 @@
 import Foundation
 import QuireModel
 import QuirePositionIndex
+import QuireStyle
 import QuireTextStorage
 
 /// Keeps a `TextStorage` (what a text view shows) and a `PositionIndex` in step with the editor

@@ -6,6 +6,7 @@ import QuireCRDT
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import Testing
 
@@ -23,7 +24,7 @@ enum Plugins {
     static let registry: NodeRegistry = {
         do { return try configuration.makeRegistry() } catch { preconditionFailure("the registry builds: \(error)") }
     }()
-    static var extensions: [any Sendable] { configuration.plugins.flatMap(\.extensions) }
+    static var contributions: [PluginContribution] { configuration.plugins.contributions }
 
     static func fixture(_ name: String) throws -> EditorState {
         let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/lexical-json/\(name)")
@@ -47,9 +48,9 @@ final class Peer {
 
     init(_ name: String, peer: PeerID, document: CRDTDocument, state: EditorState = EditorState(registry: Plugins.registry, paragraphs: [""])) throws {
         self.name = name
-        let extensions = Plugins.extensions
-        editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        let contributions = Plugins.contributions
+        editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(contributions))
+        try editor.install(contributions)
         let clock = clock
         binding = try EditorBinding(editor: editor, document: document.fork(peer: peer), clock: { clock.milliseconds })
     }

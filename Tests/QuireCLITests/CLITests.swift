@@ -161,7 +161,18 @@ struct QuireProcess {
 
         let (rejected, _) = try run([#"{"op":"command","name":"insertList","payload":"zigzag"}"#])
         #expect(rejected.status != 0)
-        #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("insertList"))
+        #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("list.insert"), "the canonical name, whichever was used")
+
+        // The canonical names do the same as the old ones above.
+        let (canonical, same) = try run([
+            #"{"op":"type","text":"Title\nfirst\nsecond"}"#,
+            #"{"op":"select","start":6,"end":12}"#, #"{"op":"command","name":"list.insert","payload":"number"}"#,
+            #"{"op":"select","start":0,"end":0}"#, #"{"op":"command","name":"heading.set","payload":"h2"}"#,
+            #"{"op":"command","name":"editor.undo"}"#, #"{"op":"command","name":"editor.redo"}"#,
+        ])
+        #expect(canonical.status == 0, "\(canonical.stderr)")
+        let sameChildren = ((same?["state"] as? [String: Any])?["root"] as? [String: Any])?["children"] as? [[String: Any]]
+        #expect(sameChildren?.map { $0["type"] as? String } == ["heading", "list"])
     }
 
     @Test func transactionsListWhatEachCommitDid() throws {

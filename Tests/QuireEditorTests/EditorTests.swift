@@ -1,6 +1,7 @@
 import Foundation
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import QuireTestSupport
 import Testing
@@ -176,9 +177,9 @@ extension Editor {
         let editor = try makeEditor()
         let command = CommandType<Int>("test")
         var calls: [String] = []
-        editor.registerCommand(command, priority: .low) { _, _ in calls.append("low"); return true }
-        let high = editor.registerCommand(command, priority: .high) { value, _ in calls.append("high\(value)"); return value > 1 }
-        editor.registerCommand(command, priority: .critical) { _, _ in calls.append("critical"); return false }
+        try editor.registerCommand(command, priority: .low) { _, _ in calls.append("low"); return true }
+        let high = try editor.registerCommand(command, priority: .high) { value, _ in calls.append("high\(value)"); return value > 1 }
+        try editor.registerCommand(command, priority: .critical) { _, _ in calls.append("critical"); return false }
         #expect(try editor.dispatch(command, 1))
         #expect(calls == ["critical", "high1", "low"])
         calls = []
@@ -195,13 +196,13 @@ extension Editor {
         let editor = try makeEditor([""])
         // Upper-cases every text node: writing it once makes it dirty again, and the second pass
         // finds nothing to change.
-        editor.registerNodeTransform(.text) { state, key in
+        editor.registerNodeTransform(.text) { state, key throws(ModelError) in
             let text = state[key]!.text
             if text != text.uppercased() { try state.setText(text.uppercased(), of: key) }
         }
         try editor.type("shout")
         #expect(editor.text == "SHOUT")
-        let loop = editor.registerNodeTransform(.text) { state, key in
+        let loop = editor.registerNodeTransform(.text) { state, key throws(ModelError) in
             try state.setText(state[key]!.text + "!", of: key)
         }
         #expect(throws: EditorError.transformLoop(passes: 99)) { try editor.type("x") }

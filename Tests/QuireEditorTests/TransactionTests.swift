@@ -51,7 +51,7 @@ final class CommitLog {
 
     @Test func transformWritesFollowTheBodyInTheSameTransaction() throws {
         let editor = try makeEditor([""])
-        editor.registerNodeTransform(.text) { state, key in
+        editor.registerNodeTransform(.text) { state, key throws(ModelError) in
             let text = state[key]!.text
             if text != text.uppercased() { try state.setText(text.uppercased(), of: key) }
         }
@@ -144,8 +144,7 @@ final class CommitLog {
 
     @Test func aNativeEditTheEditorRefusesLeavesTheStorageAndThrowsThere() throws {
         let editor = try makeEditor(["ok"])
-        struct Refusal: Error {}
-        let token = editor.registerNodeTransform(.text) { (_: inout EditorState, _: NodeKey) in throw Refusal() }
+        let token = editor.registerNodeTransform(.text) { (_: inout EditorState, key: NodeKey) throws(ModelError) in throw .notAttached(key) }
         let storage = try #require(editor.storage)
         #expect {
             try storage.replaceCharacters(in: NSRange(location: 2, length: 0), with: "!")

@@ -4,6 +4,7 @@ import QuireConfig
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
 import QuireTextStorage
@@ -63,11 +64,11 @@ import Testing
         let configuration = try Configuration.load(
             contentsOf: repositoryRoot.appendingPathComponent("config.yaml").path, catalog: BuiltInPlugins.catalog
         )
-        let extensions = configuration.plugins.flatMap(\.extensions)
+        let extensions = configuration.plugins.contributions
         let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/lexical-json/01-lexical-serialization-test-playground-doc.json")
         let state = try LexicalJSON.importState(from: Array(try Data(contentsOf: url)), registry: try configuration.makeRegistry())
         let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         try editor.selectionDidChange(0..<0)
         try editor.dispatch(named: "horizontalRule.insert", payload: .null)
         return editor

@@ -1,5 +1,6 @@
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import Testing
 

@@ -7,6 +7,7 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireSelection
 import QuireTable
 import QuireTextStorage
@@ -96,7 +97,7 @@ Bench.table(
 )
 
 // Commands that lay out the grid (O(rows × columns)), for scale against the keystroke.
-tableEditor.install([TableCommandsExtension()])
+try tableEditor.install([TableCommandsExtension()])
 var tabs: [Double] = []
 var rowInserts: [Double] = []
 for _ in 0..<50 {
