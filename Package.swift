@@ -16,14 +16,15 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
-    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireJSON", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTextStorage", dependencies: []),
+    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireJSON"]),
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireJSON"], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]

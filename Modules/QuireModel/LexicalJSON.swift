@@ -2,8 +2,8 @@
 /// `$.root.children[0].children[2].format`.
 public struct LexicalJSONError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {
-        /// The bytes are not JSON (with line, column and byte offset).
-        case syntax(JSONSyntaxError)
+        /// The bytes are not JSON, or repeat a key (with line, column, byte offset and JSON path).
+        case syntax(JSONError)
         /// A required member is absent.
         case missingField(String)
         /// A member has the wrong JSON type or value.
@@ -52,7 +52,7 @@ public enum LexicalJSON {
         from bytes: Bytes, registry: NodeRegistry = NodeRegistry()
     ) throws(LexicalJSONError) -> EditorState {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw LexicalJSONError(.syntax(error), at: "$") }
+        do { value = try JSONParser.parse(bytes) } catch { throw LexicalJSONError(.syntax(error), at: error.path) }
         return try importState(from: value, registry: registry)
     }
 

@@ -113,9 +113,10 @@ import Testing
                       .wrongType(expected: "integer", found: "string \"1\""), at: "$.root.version"),
         MalformedCase("not an object", "[]", .wrongType(expected: "object", found: "array"), at: "$"),
         MalformedCase("truncated", #"{"root":{"type":"root","children":[{"type":"para"#,
-                      .syntax(JSONSyntaxError(reason: .unexpectedEndOfInput, byteOffset: 48, line: 1, column: 49)), at: "$"),
+                      .syntax(JSONError(reason: .unexpectedEndOfInput, byteOffset: 48, line: 1, column: 49, path: "$.root.children[0].type")),
+                      at: "$.root.children[0].type"),
         MalformedCase("invalid UTF-8", bytes: Array(#"{"root":{"type":"r"#.utf8) + [0xF0, 0x28] + Array(#"oot"}}"#.utf8),
-                      .syntax(JSONSyntaxError(reason: .invalidUTF8, byteOffset: 18, line: 1, column: 19)), at: "$"),
+                      .syntax(JSONError(reason: .invalidUTF8, byteOffset: 18, line: 1, column: 19, path: "$.root.type")), at: "$.root.type"),
     ]
 
     @Test(arguments: malformed)
