@@ -24,7 +24,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: ["QuireJSON"], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireJSON"], testDependencies: ["QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
@@ -84,7 +84,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire"],
+        dependencies: ["quire", "QuireJSON"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),

@@ -214,3 +214,18 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         hasher.combine(combined)
     }
 }
+
+/// Literals write JSON values as JSON reads: `["op": "insert", "pos": 0, "bold": true]`. An
+/// integer literal is an exact integer, a float literal a double, `.null` stays explicit.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(.integer(value)) }
+    public init(floatLiteral value: Double) { self = .number(.double(value)) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
+    }
+}
