@@ -124,6 +124,20 @@ import Testing
         #expect(throws: testCase.expected) { try LexicalJSON.importState(from: testCase.json) }
     }
 
+    /// QuireJSON's input policy: a repeated "root" is an error (it used to replace the document
+    /// silently), and the nesting limit is the caller's to change.
+    @Test func duplicateKeysAndTheNestingLimitFollowTheJSONPolicy() throws {
+        let twice = #"{"root":{"type":"root","children":[]},"root":{"type":"root","children":[]}}"#
+        #expect(throws: LexicalJSONError(.syntax(JSONError(reason: .duplicateKey("root"), byteOffset: 38, line: 1, column: 39, path: "$.root")), at: "$.root")) {
+            try LexicalJSON.importState(from: twice)
+        }
+        let document = #"{"root":{"type":"root","children":[]}}"#
+        #expect(throws: LexicalJSONError(.syntax(JSONError(reason: .nestingTooDeep(limit: 2), byteOffset: 34, line: 1, column: 35, path: "$.root.children")), at: "$.root.children")) {
+            try LexicalJSON.importState(from: document, json: JSONReader.Options(maximumDepth: 2))
+        }
+        #expect(try LexicalJSON.importState(from: document, json: JSONReader.Options(maximumDepth: 3)).root.key == .root)
+    }
+
     @Test func mutatedFixturesNeverCrash() throws {
         let original = try Fixtures.bytes(Fixtures.lexicalDocuments[0])
         var generator = SeededGenerator(seed: 0x51A7_E001)
