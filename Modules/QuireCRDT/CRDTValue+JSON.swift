@@ -10,7 +10,7 @@ extension CRDTValue {
     /// `.int` (64-bit, exact), a double as `.double` (the same bits, `-0.0` included), an array as
     /// `.list`, an object as `.map` (member order is not kept: a CRDT map has none, and JSON object
     /// equality ignores it). Strings are never read as container references here; see
-    /// ``init(loroJSON:peers:)``.
+    /// `init(loroJSON:peers:)`, which Loro's JSON formats use.
     ///
     /// - Complexity: O(size of the value).
     public init(_ json: JSONValue) {
@@ -73,7 +73,7 @@ extension JSONValue {
     /// The JSON value of a CRDT value: the inverse of `CRDTValue.init(_:)`, with map keys in
     /// sorted order so that equal maps write equal JSON.
     ///
-    /// - Throws: ``JSONConversionError`` naming the path of `.binary` bytes or a `.container`
+    /// - Throws: `JSONConversionError` naming the path of `.binary` bytes or a `.container`
     ///   reference, which have no JSON form (resolve containers first, as
     ///   ``CRDTDocument/deepValue`` does).
     /// - Complexity: O(size of the value), plus sorting each map's keys.

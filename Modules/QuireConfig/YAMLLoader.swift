@@ -14,8 +14,8 @@ public struct YAMLDocument: Sendable, Hashable {
     }
 }
 
-/// Loads YAML text into ``JSONValue`` trees through the system libyaml, with their
-/// ``SourceLocations``.
+/// Loads YAML text into `JSONValue` trees through the system libyaml, with their
+/// `SourceLocations`.
 ///
 /// Plain scalars are resolved by YAML 1.2's core schema (null, booleans, integers, floats, strings);
 /// quoted scalars are always strings. Anchors and aliases are refused: a configuration has no need

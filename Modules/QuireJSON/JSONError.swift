@@ -131,8 +131,8 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A value that has no form on the other side of a conversion of <doc:ValueMapping> (a JSON null
-/// as a text attribute, CRDT bytes or a container reference as JSON), named by its path.
+/// A value that has no form on the other side of a conversion of the one value mapping (a JSON
+/// null as a text attribute, CRDT bytes or a container reference as JSON), named by its path.
 public struct JSONConversionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path of the value inside the converted value, `$` for the value itself.
     public let path: String

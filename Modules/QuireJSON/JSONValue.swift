@@ -1,5 +1,6 @@
-/// A JSON value: the one "any value" type that node fields, plugin options and (through
-/// <doc:ValueMapping>) CRDT values and text attributes convert through.
+/// A JSON value: the one "any value" type of Quire. Node fields and plugin options are JSON
+/// values, and CRDT values and text attributes convert through it (the article "The one value
+/// mapping" of this module lists every conversion).
 ///
 /// Objects keep their keys in input order (so exported documents read like their source), but
 /// equality is by value: two objects with the same members in a different order are equal, and a

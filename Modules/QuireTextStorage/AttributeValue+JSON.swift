@@ -8,7 +8,7 @@ extension AttributeValue {
     /// The attribute value of a JSON value: booleans, strings, integers (`.int`) and doubles
     /// (`.double`) as they are, arrays as lists, objects as records.
     ///
-    /// - Throws: ``JSONConversionError`` naming the path of a `null`, which has no attribute
+    /// - Throws: `JSONConversionError` naming the path of a `null`, which has no attribute
     ///   form (an attribute is absent instead).
     /// - Complexity: O(size of the value).
     public init(_ json: JSONValue) throws(JSONConversionError) {
