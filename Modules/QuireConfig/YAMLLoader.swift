@@ -7,11 +7,6 @@ public struct YAMLDocument: Sendable, Hashable {
     public var value: JSONValue
     /// Where each value (and each mapping key) starts in the source.
     public var locations: SourceLocations
-
-    public init(value: JSONValue, locations: SourceLocations) {
-        self.value = value
-        self.locations = locations
-    }
 }
 
 /// Loads YAML text into `JSONValue` trees through the system libyaml, with their

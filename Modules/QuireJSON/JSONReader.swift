@@ -198,23 +198,10 @@ public struct JSONReader: Sendable {
     public mutating func nextKey() throws(JSONError) -> JSONKey? {
         let top = frames.count - 1
         precondition(top >= 0 && frames[top].isObject, "nextKey() outside an object")
-        skipWhitespace()
-        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
-        var byte = bytes[offset]
-        if byte == UInt8(ascii: "}") {
-            close()
-            return nil
-        }
-        if frames[top].count > 0 {
-            guard byte == UInt8(ascii: ",") else { throw error(.unexpectedCharacter(byte)) }
-            offset += 1
-            skipWhitespace()
-            guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
-            byte = bytes[offset]
-        }
-        frames[top].count += 1
+        guard try advance(closing: UInt8(ascii: "}")) else { return nil }
         frames[top].key = nil
-        guard byte == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(byte)) }
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(bytes[offset])) }
         let keyOffset = offset
         let key = try scanString()
         frames[top].key = key
@@ -265,12 +252,18 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(1) plus whitespace.
     public mutating func nextElement() throws(JSONError) -> Bool {
+        precondition(frames.last.map { !$0.isObject } == true, "nextElement() outside an array")
+        return try advance(closing: UInt8(ascii: "]"))
+    }
+
+    /// Moves past the comma before the innermost container's next member or element and counts
+    /// it, or consumes the container's `closing` bracket and returns false.
+    private mutating func advance(closing: UInt8) throws(JSONError) -> Bool {
         let top = frames.count - 1
-        precondition(top >= 0 && !frames[top].isObject, "nextElement() outside an array")
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         let byte = bytes[offset]
-        if byte == UInt8(ascii: "]") {
+        if byte == closing {
             close()
             return false
         }

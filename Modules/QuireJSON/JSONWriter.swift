@@ -72,28 +72,16 @@ public struct JSONWriter: Sendable {
     }
 
     /// Starts an object where the next value goes.
-    public mutating func beginObject() {
-        beforeValue()
-        output.append(UInt8(ascii: "{"))
-        hasElements.append(false)
-    }
+    public mutating func beginObject() { beginContainer(UInt8(ascii: "{")) }
 
     /// Ends the innermost object.
-    public mutating func endObject() {
-        endContainer(UInt8(ascii: "}"))
-    }
+    public mutating func endObject() { endContainer(UInt8(ascii: "}")) }
 
     /// Starts an array where the next value goes.
-    public mutating func beginArray() {
-        beforeValue()
-        output.append(UInt8(ascii: "["))
-        hasElements.append(false)
-    }
+    public mutating func beginArray() { beginContainer(UInt8(ascii: "[")) }
 
     /// Ends the innermost array.
-    public mutating func endArray() {
-        endContainer(UInt8(ascii: "]"))
-    }
+    public mutating func endArray() { endContainer(UInt8(ascii: "]")) }
 
     /// Writes the key of the innermost object's next member; its value comes next.
     public mutating func key(_ name: String) {
@@ -154,6 +142,12 @@ public struct JSONWriter: Sendable {
         if hasElements[last] { output.append(UInt8(ascii: ",")) }
         hasElements[last] = true
         newline(depth: hasElements.count)
+    }
+
+    private mutating func beginContainer(_ open: UInt8) {
+        beforeValue()
+        output.append(open)
+        hasElements.append(false)
     }
 
     private mutating func endContainer(_ close: UInt8) {
