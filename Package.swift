@@ -16,15 +16,16 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
-    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireJSON", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTextStorage", dependencies: []),
+    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireJSON"]),
     ModuleRow(name: "QuireStyle", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireStyle"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport", "QuireStyle"]),
-    ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireJSON"], testDependencies: ["QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel", "QuireEditor"], hasTests: false),
     ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
         "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
@@ -87,7 +88,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire"],
+        dependencies: ["quire", "QuireJSON"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),
