@@ -302,3 +302,42 @@ import Testing
         #expect(p[0].editor.history.undoCount == 0)
     }
 }
+
+@Suite struct NestedListScenarioTests {
+    static let json = #"""
+    {"root":{"type":"root","version":1,"format":"","indent":0,"direction":null,"children":[
+      {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
+        {"type":"listitem","value":1,"version":1,"format":"","indent":0,"direction":null,"children":[
+          {"type":"text","text":"parent item","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
+        {"type":"listitem","value":2,"version":1,"format":"","indent":0,"direction":null,"children":[
+          {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
+            {"type":"listitem","value":1,"version":1,"format":"","indent":1,"direction":null,"children":[
+              {"type":"text","text":"first nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
+            {"type":"listitem","value":2,"version":1,"format":"","indent":1,"direction":null,"children":[
+              {"type":"text","text":"second nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}]}]}}
+    """#
+
+    /// automerge-prosemirror #38: one peer adds an item in a nested list while another deletes the
+    /// nested items. Both converge, and the added text is not lost.
+    @Test(arguments: [[0, 1], [1, 0]])
+    func nestedListInsertVersusDelete(order: [Int]) throws {
+        let state = try LexicalJSON.importState(from: Array(Self.json.utf8), registry: Plugins.registry)
+        let first = try Peer("P1", peer: 1, document: CRDTDocument(peer: 1), state: state)
+        var document = CRDTDocument(peer: 2)
+        try document.importUpdates(first.binding.exportUpdates())
+        let second = try Peer("P2", peer: 2, document: document)
+        let text = first.text
+        let endOfFirst = (text as NSString).range(of: "first nested").upperBound
+        try first.select(endOfFirst..<endOfFirst)
+        try first.type("\nin between")
+        let start = (text as NSString).range(of: "first nested").location
+        try second.editor.replaceCharacters(in: (start - 1)..<text.utf16.count, with: "")
+        let peers = order == [0, 1] ? [first, second] : [second, first]
+        try peers[0].receive(from: peers[1])
+        try peers[1].receive(from: peers[0])
+        try first.checkInvariant()
+        try second.checkInvariant()
+        #expect(first.canonicalJSON == second.canonicalJSON, "\(firstDifference(first.canonicalJSON, second.canonicalJSON) ?? "")")
+        #expect(first.text.components(separatedBy: "in between").count == 2, "\(first.text.debugDescription)")
+    }
+}
