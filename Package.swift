@@ -16,16 +16,17 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
-    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
-    ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTextStorage", dependencies: []),
-    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
-    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
-    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireAlgorithms", dependencies: []),
+    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireAlgorithms", "QuireTestSupport"]),
+    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"], testDependencies: ["QuireModel"]),
+    ModuleRow(name: "QuirePositionIndex", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
+    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireModel", "QuirePositionIndex", "QuireReconciler"]),
+    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -75,7 +76,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireReconciler", "QuireTextStorage", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",
@@ -96,7 +97,10 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCalloutExampleTests",
-        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport"],
+        dependencies: [
+            "QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport", "QuireModel", "QuireReconciler",
+            "QuireTextStorage",
+        ],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings
     ),
@@ -105,7 +109,7 @@ var targets: [Target] = [
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
             "QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireSelection",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

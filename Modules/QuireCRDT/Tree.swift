@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// One applied tree operation, kept in (Lamport, peer) order for undo-do-redo.
 struct TreeOpRecord {
     var lamport: Lamport
@@ -91,12 +93,7 @@ struct TreeState {
     mutating func attach(_ node: TreeID, _ placement: NodePlacement) {
         nodes[node] = placement
         var list = children[placement.parent] ?? []
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if nodes[list[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
-        }
-        list.insert(node, at: lo)
+        list.insert(node, at: list.partitioningIndex { !nodes[$0]!.sortsBefore(placement) })
         children[placement.parent] = list
     }
 

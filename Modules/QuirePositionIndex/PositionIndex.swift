@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// Where the flat-string lengths of a document's nodes live: Quire's replacement for Lexical iOS's
 /// RangeCache.
 ///
@@ -87,7 +89,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
 
     /// An empty index.
     public init() {
-        storage = TreapStorage(seed: 0x5EED_1DE7)
+        storage = TreapStorage(priorities: SeededGenerator(seed: 0x5EED_1DE7))
     }
 
     /// An index holding `document`, built in one pass.

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// The three tree slots of one document node.
 struct Handles: Hashable {
     var preamble: Int32
@@ -41,12 +43,13 @@ final class TreapStorage<Key: Hashable & Sendable>: @unchecked Sendable {
     var root: Int32 = -1
     var freeSlots: [Int32] = []
     var handles: [Key: Handles] = [:]
-    var randomState: UInt64
+    /// Where priorities come from: a fixed seed keeps shapes (and timings) reproducible.
+    var priorities: SeededGenerator
 
-    init(seed: UInt64) { randomState = seed }
+    init(priorities: SeededGenerator) { self.priorities = priorities }
 
     func copy() -> TreapStorage {
-        let clone = TreapStorage(seed: randomState)
+        let clone = TreapStorage(priorities: priorities)
         clone.nodes = nodes
         clone.root = root
         clone.freeSlots = freeSlots
@@ -62,11 +65,7 @@ final class TreapStorage<Key: Hashable & Sendable>: @unchecked Sendable {
     }
 
     private func nextPriority() -> UInt32 {
-        // xorshift64*: priorities only need to be well spread, and a fixed seed keeps runs reproducible.
-        randomState ^= randomState >> 12
-        randomState ^= randomState << 25
-        randomState ^= randomState >> 27
-        return UInt32(truncatingIfNeeded: (randomState &* 0x2545_F491_4F6C_DD1D) >> 32)
+        UInt32(truncatingIfNeeded: priorities.next() >> 32)
     }
 
     @inline(__always) private func count(_ slot: Int32) -> Int32 { slot < 0 ? 0 : nodes[Int(slot)].count }

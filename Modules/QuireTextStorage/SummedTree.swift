@@ -1,20 +1,4 @@
-/// SplitMix64: a tiny, well-mixed, seedable generator. Treap priorities come from it so that tree
-/// shapes (and timings) are reproducible; the tests seed their random walks with it too.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import QuireAlgorithms
 
 /// What a subtree adds up to: its UTF-16 length, how many paragraph separators it holds (which
 /// makes paragraph boundaries an O(log n) lookup instead of a scan) and which attribute scopes
@@ -84,7 +68,7 @@ final class TreeNode<Element: TreeElement> {
 ///
 /// Split and merge are the only structural operations; everything else (replace, lookups,
 /// enumeration) is built on them or on a descent guided by the cached summaries. Expected depth is
-/// O(log n) for n elements. Priorities come from a fixed-seed SplitMix64, so the shape (and thus
+/// O(log n) for n elements. Priorities come from a fixed-seed `SeededGenerator`, so the shape (and thus
 /// every timing) is reproducible from run to run.
 ///
 /// It is a class because `TextStorage` owns it and mutates it in place; it is never shared.
@@ -93,7 +77,7 @@ final class SummedTree<Element: TreeElement> {
 
     // Unchecked for the same reason as the node fields.
     @exclusivity(unchecked) private(set) var root: Node?
-    @exclusivity(unchecked) private var priorities = SplitMix64(seed: 0x5EED_0F_9E1D)
+    @exclusivity(unchecked) private var priorities = SeededGenerator(seed: 0x5EED_0F_9E1D)
 
     init() {}
 

@@ -1,8 +1,8 @@
 import Foundation
+import QuireAlgorithms
 import QuireModel
 import QuireReconciler
 import QuireTextStorage
-import QuireTestSupport
 import Testing
 @testable import QuireEditor
 

@@ -1,11 +1,11 @@
 import Foundation
+import QuireAlgorithms
 import QuireCatalog
 import QuireConfig
 import QuireEditor
 import QuireModel
 import QuireReconciler
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 

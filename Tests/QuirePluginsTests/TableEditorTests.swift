@@ -3,7 +3,6 @@ import QuireEditor
 import QuireModel
 import QuireReconciler
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 
