@@ -21,7 +21,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"], testDependencies: ["QuireModel"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
     ModuleRow(name: "QuireTextStorage", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
-    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireModel", "QuirePositionIndex", "QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage"]),
     ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
