@@ -188,21 +188,6 @@ struct InlineCase: Sendable, CustomTestStringConvertible {
 /// A state, its reconciler and storage, and a seeded stream of operations applied through the
 /// model's public API, each in its own commit.
 struct EditSession {
-    /// A block element that holds blocks (for nesting, moves into and out of it, and restyles:
-    /// its `tone` field is an attribute of everything inside it).
-    struct BoxPlugin: NodePlugin {
-        var type: NodeType { "box" }
-        var role: NodeRole { .element(inline: false) }
-        var childRule: ChildRule { .blocks }
-        var fields: [FieldSpec] { [FieldSpec("tone", .string, default: .string("plain"))] }
-    }
-
-    /// A block decorator (U+FFFC in the flat string).
-    struct RulePlugin: NodePlugin {
-        var type: NodeType { "rule" }
-        var role: NodeRole { .decorator(inline: false) }
-    }
-
     static let tone = AttributeKey("test.tone")
 
     static func registry() throws -> NodeRegistry {
