@@ -307,23 +307,17 @@ public struct SummedTreap<Element: TreapElement> {
     }
 
     /// Releases every slot of the detached subtree `tree` for reuse, calling `visit` with each
-    /// slot and its element in order first (to collect what leaves, or to drop what the element holds so that a
-    /// free slot keeps no memory alive).
+    /// slot and its element in order first (to collect what leaves, or to drop what the element
+    /// holds so that a free slot keeps no memory alive).
     ///
     /// - Complexity: O(k) for k elements.
     @inlinable
     public mutating func free(_ tree: Slot, _ visit: (Slot, inout Element) -> Void) {
-        var stack: [Slot] = []
-        var current = tree
-        while current >= 0 || !stack.isEmpty {
-            while current >= 0 {
-                stack.append(current)
-                current = nodes[Int(current)].left
-            }
-            let slot = stack.removeLast()
+        var slots: [Slot] = []
+        forEachSlot(in: tree) { slots.append($0) }
+        for slot in slots {
             visit(slot, &nodes[Int(slot)].element)
             freeSlots.append(slot)
-            current = nodes[Int(slot)].right
         }
     }
 
@@ -480,13 +474,13 @@ public struct SummedTreap<Element: TreapElement> {
         return true
     }
 
-    /// Calls `body` with every slot of the sequence in order.
+    /// Calls `body` with every slot of the subtree `tree` (the sequence, by default) in order.
     ///
-    /// - Complexity: O(n).
+    /// - Complexity: O(k) for k elements in the subtree.
     @inlinable
-    public func forEachSlot(_ body: (Slot) -> Void) {
+    public func forEachSlot(in tree: Slot? = nil, _ body: (Slot) -> Void) {
         var stack: [Slot] = []
-        var current = root
+        var current = tree ?? root
         while current >= 0 || !stack.isEmpty {
             while current >= 0 {
                 stack.append(current)
