@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// The units a text position can be counted in.
 public enum TextUnit: Sendable, Hashable {
     /// Unicode scalars (code points): the native unit.
@@ -282,8 +284,7 @@ final class FugueSequence {
         }
         if runs.isEmpty { runs.append(IndexRun(start: start, end: end, leaf: leaf)); return }
         // First run whose end > start.
-        var lo = 0, hi = runs.count
-        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= start { lo = mid + 1 } else { hi = mid } }
+        let lo = runs.partitioningIndex { $0.end > start }
         // Fast path (a leaf split moving whole runs): the range is exactly one run.
         if lo < runs.count, runs[lo].start == start, runs[lo].end == end {
             runs[lo].leaf = leaf
@@ -317,8 +318,7 @@ final class FugueSequence {
     @inline(__always) func run(containing id: OpID) -> IndexRun? {
         guard let s = slot(of: id.peer) else { return nil }
         return indexRuns[s].withUnsafeBufferPointer { runs in
-            var lo = 0, hi = runs.count
-            while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+            let lo = runs.partitioningIndex { $0.end > id.counter }
             guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
             return runs[lo]
         }

@@ -273,7 +273,12 @@ public final class Reconciler {
             let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
             for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
                 let location = try Self.translate { try index.location(of: current, part: part) }
-                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
+                let range = NSRange(location: location, length: piece.text.utf16.count)
+                // A part that already shows its attributes (inside a nested element that sets the
+                // changed key itself) is not written: the session's edited range stays the change.
+                let shown = try Self.translate { try storage.attributes(at: location) }
+                if shown.attributes == piece.attributes, NSMaxRange(shown.range) >= NSMaxRange(range) { continue }
+                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: range) }
             }
             stack.append(contentsOf: state.children(of: current).map(\.key))
         }
