@@ -14,18 +14,15 @@ import Testing
 /// - every commit's storage edits cover the change: the one editing session it opens reports an
 ///   edited range outside which the full renders before and after agree (characters and
 ///   attributes), with the right change in length, and a commit that changes the render opens one;
-/// - commits that keep every text node whole are tight as well: the edited range is no larger
-///   than the region where the renders differ, an attribute-only change edits no characters, and
-///   a commit that changes nothing in the render edits nothing.
-///
-/// Commits that split or merge text nodes (Enter or a line break inside a text, formatting part
-/// of a text, deleting across blocks, Backspace merging two texts, typing over a range) are not
-/// tight today: the reconciler works node by node, so the text that moves to a new node is
-/// deleted and inserted again although the render keeps it. Those are recorded as known issues
-/// below, so that the tests fail, and the known issues can be removed, once the reconciler applies
-/// text splices directly. Moving a block rewrites the block (delete at the old place, insert at
-/// the new one), the natural cost of a move; a render diff can sometimes be smaller only by
-/// coincidence (equal characters at the seams), so moves are checked for coverage only.
+/// - every commit is tight as well: the edited range is no larger than the region where the
+///   renders differ, an attribute-only change edits no characters, and a commit that changes
+///   nothing in the render edits nothing — commits that split or merge text nodes (Enter or a line
+///   break inside a text, formatting part of a text, deleting across blocks, Backspace merging two
+///   texts, typing over a range) included: the reconciler writes the region its edits touched as
+///   the difference from what the storage shows, so text that moves to another node is not
+///   rewritten. Moving a block rewrites the block (delete at the old place, insert at the new
+///   one), the natural cost of a move; a render diff can sometimes be smaller only by coincidence
+///   (equal characters at the seams), so moves are checked for coverage only.
 ///
 /// `QUIRE_RECONCILER_STEPS=N` runs N steps per seed instead of the default.
 @Suite struct ReconcilerTests {
@@ -64,34 +61,29 @@ import Testing
         #expect(session.commits > Self.steps / 2, "most random operations apply (\(session.refusals) were refused)")
     }
 
-    /// The operations that split or merge text nodes: the edits always cover the change (checked
-    /// strictly), and every commit wider than the change is a known issue (see the suite's
-    /// comment). The known issue must occur: when none does, the test fails so that it is removed.
+    /// The operations that split or merge text nodes (Enter and line breaks inside a text, formats
+    /// on part of one, deletions across nodes and blocks, Backspace merges, pastes): each commit
+    /// edits exactly the changed region too — the moved text is not rewritten.
     @Test(arguments: [21, 22] as [UInt64])
-    func commitsThatSplitOrMergeTextNodesCoverTheChange(seed: UInt64) throws {
+    func commitsThatSplitOrMergeTextNodesAreMinimal(seed: UInt64) throws {
         var session = try EditSession(seed: seed, operations: EditSession.Operation.splittingOrMergingTextNodes)
-        var wide: [String] = []
         for step in 0..<Self.steps {
             guard let commit = try session.step() else { continue }
             let diff = commit.diff
-            if let problem = diff.coverageProblem { Issue.record("seed \(seed) step \(step): \(commit.operation): \(problem)") }
-            if let problem = diff.tightnessProblem { wide.append("step \(step): \(commit.operation): \(problem)") }
-        }
-        withKnownIssue("commits that split or merge text nodes rewrite the moved text (issue 13, item 10)") {
-            for problem in wide { Issue.record("seed \(seed) \(problem)") }
+            if let problem = diff.coverageProblem ?? diff.tightnessProblem {
+                Issue.record("seed \(seed) step \(step): \(commit.operation): \(problem)")
+            }
         }
     }
 
-    /// The smallest case of each operation that is not tight today, with the render before, the
-    /// edit, and the render after. Each is a known issue that must occur.
+    /// The smallest case of each operation that moves text between nodes, with the render
+    /// before, the edit, and the render after: the storage gets exactly the difference.
     @Test(arguments: InlineCase.all)
-    func inlineSplitsAndMergesAreNotTightYet(_ example: InlineCase) throws {
+    func inlineSplitsAndMergesAreTight(_ example: InlineCase) throws {
         let (commit, storage) = try example.run()
         #expect(storage.string == example.expected)
         #expect(commit.diff.coverageProblem == nil)
-        withKnownIssue("\(example.name) rewrites the text moved to another node (issue 13, item 10)") {
-            if let problem = commit.diff.tightnessProblem { Issue.record("\(example.name): \(problem)") }
-        }
+        #expect(commit.diff.tightnessProblem == nil, "\(example.name)")
     }
 
     /// A box restyled with another box inside that sets the same attribute itself: only the
