@@ -31,6 +31,9 @@ let modules: [ModuleRow] = [
         "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
     ]),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
+    ModuleRow(name: "QuireInteraction", dependencies: [
+        "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
+    ], testDependencies: ["QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -81,6 +84,7 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireInteraction", "QuireReconciler",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",

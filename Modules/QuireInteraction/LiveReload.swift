@@ -1,0 +1,210 @@
+import QuireEditor
+import QuireModel
+import QuireReconciler
+import QuireSelection
+
+/// What an applied reload did.
+public struct ReloadReport: Hashable, Sendable {
+    /// The one edit applied to the flat string (ranges in the text before the reload).
+    public var edit: FlatTextEdit
+    /// How the selection was carried over; nil for an editor without a selection.
+    public var selectionCase: ReloadSelectionCase?
+    /// The native selection before the reload.
+    public var selectionBefore: Range<Int>?
+    /// The native selection after it.
+    public var selectionAfter: Range<Int>?
+}
+
+extension Editor {
+    /// Shows a new version of the whole text from a plain-string source (a file watcher, a
+    /// server that sends whole strings), keeping the user's place.
+    ///
+    /// The new text is compared with the flat string; the difference — the longest common
+    /// prefix and suffix, widened to grapheme clusters (`FlatTextEdit.between(_:_:)`) — is
+    /// applied as one native replace: the nodes outside it are not written, the storage gets one
+    /// minimal edit, and the commit (origin `.reload`, no tag) is one undo step of its own that
+    /// restores the text and the selection from before it. The selection is carried over by
+    /// ``ReloadSelectionCase``. Line breaks of the source ("\r\n", "\r", U+2028, U+2029) become
+    /// "\n", the flat string's paragraph separator.
+    ///
+    /// This is for plain-string sources only: an editor bound to a CRDT document gets remote
+    /// changes as operations and keeps the selection by stable cursors instead.
+    ///
+    /// - Returns: what was applied, or nil when the text is unchanged.
+    /// - Throws: `InteractionError.reloadDuringComposition` while IME composition is in progress
+    ///   (``LiveReload`` defers instead); `.reloadDiverged` when the document's structure does
+    ///   not let the new text through; `.editor` for a refused commit. Nothing changes.
+    /// - Complexity: O(n) for the text (the comparison, and one render and index of the result to
+    ///   verify it and place the selection), plus the commit's O(changed · log n).
+    @discardableResult
+    public func reload(text: String) throws(InteractionError) -> ReloadReport? {
+        if storage?.isComposing == true { throw .reloadDuringComposition }
+        let newText = LiveReload.normalizingLineBreaks(text)
+        let oldText = flatText
+        guard oldText != newText else { return nil }
+        let edit = FlatTextEdit.between(oldText, newText)
+        var before: (range: Range<Int>, isBackward: Bool)?
+        let replaced: RangeSelection
+        do {
+            if let selection = state.selection {
+                before = try SelectionMapper.range(of: selection, in: state, index: reconciler.index)
+            }
+            replaced = try SelectionMapper.selection(for: edit.range, in: state, index: reconciler.index)
+        } catch {
+            throw .editor(.selection(error))
+        }
+        let after = before.map { ReloadSelectionCase.map($0.range, through: edit) }
+        let isBackward = before?.isBackward ?? false
+        // The new text takes the format of the text it replaces or continues, never the caret's
+        // toggled format: the caret may be anywhere else.
+        var format: TextFormat = []
+        var style = ""
+        if replaced.anchor.kind == .text, let node = state[replaced.anchor.key] {
+            format = node.textFormat
+            style = node.textStyle
+        }
+        do throws(EditorError) {
+            try update(origin: .reload) { (state: inout EditorState) throws(InteractionError) in
+                state.selection = RangeSelection(anchor: replaced.anchor, focus: replaced.focus, format: format, style: style)
+                do throws(ModelError) {
+                    if edit.replacement.isEmpty { try state.deleteSelectedRange() } else { try state.insertInput(edit.replacement) }
+                } catch {
+                    throw .editor(.model(error))
+                }
+                let rendered = FlatString.render(state)
+                guard rendered == newText else { throw .reloadDiverged(offset: FlatTextEdit.between(newText, rendered).range.lowerBound) }
+                guard let after else { return }
+                // The selection's new offsets are known; their points are looked up in an index
+                // of the pending state (the editor's own index follows only at reconcile).
+                do {
+                    let index = try Reconciler.buildIndex(state)
+                    var selection = try SelectionMapper.selection(for: after.selection, isBackward: isBackward, in: state, index: index)
+                    if selection.isCollapsed, selection.anchor.kind == .text, let node = state[selection.anchor.key] {
+                        selection.format = node.textFormat
+                        selection.style = node.textStyle
+                    }
+                    state.selection = selection
+                } catch let error as ReconcilerError {
+                    throw .editor(.reconcile(error))
+                } catch let error as SelectionError {
+                    throw .editor(.selection(error))
+                } catch {
+                    throw .editor(.thrown(error))
+                }
+            }
+        } catch {
+            throw InteractionError(error)
+        }
+        return ReloadReport(edit: edit, selectionCase: after?.case, selectionBefore: before?.range, selectionAfter: nativeSelection)
+    }
+}
+
+/// What ``LiveReload/reload(text:)`` did with a new version of the text.
+public enum ReloadOutcome: Hashable, Sendable {
+    /// The text was the same; nothing was committed.
+    case unchanged
+    /// The new text was applied.
+    case applied(ReloadReport)
+    /// IME composition is in progress; the text waits for ``LiveReload/applyPending()``.
+    case deferred
+}
+
+/// Live reload for a plain-string source, deferring reloads that arrive while IME composition
+/// is in progress (replacing the text around marked text would break the composition).
+///
+/// The view calls ``applyPending()`` after it commits or cancels the composition
+/// (`Editor.unmarkText()`, or `setMarkedText("")`). The pending text is then merged with what
+/// the user wrote meanwhile: ``sourceText`` is the version the source and the editor last
+/// agreed on; when the source's change (from `sourceText` to the pending text) and the user's
+/// (from `sourceText` to the editor's text, the composed text included) do not overlap, the
+/// source's change is applied to the editor's text, so the composed word survives; when they
+/// overlap, the source wins, as in every other reload.
+public final class LiveReload {
+    /// The editor the reloads go to.
+    public let editor: Editor
+    /// The latest text that arrived during composition.
+    public private(set) var pendingText: String?
+    /// The last version of the text the source sent and the editor showed (at first, the
+    /// editor's text when this was made).
+    public private(set) var sourceText: String
+
+    /// Reloads into `editor`, which is assumed to show what the source has now.
+    ///
+    /// - Complexity: O(n) (it keeps the current text as ``sourceText``).
+    public init(editor: Editor) {
+        self.editor = editor
+        sourceText = editor.flatText
+    }
+
+    /// Applies `text` now, or keeps it for ``applyPending()`` while composition is in progress
+    /// (a later text replaces a pending one).
+    ///
+    /// - Throws: `InteractionError` from `Editor.reload(text:)`; nothing changes.
+    /// - Complexity: that of `Editor.reload(text:)`.
+    @discardableResult
+    public func reload(text: String) throws(InteractionError) -> ReloadOutcome {
+        let normalized = Self.normalizingLineBreaks(text)
+        if editor.storage?.isComposing == true {
+            pendingText = normalized
+            return .deferred
+        }
+        pendingText = nil
+        let report = try editor.reload(text: normalized)
+        sourceText = normalized
+        return report.map { .applied($0) } ?? .unchanged
+    }
+
+    /// Applies the pending text once composition has ended, merged with the user's writing as
+    /// described above.
+    ///
+    /// - Returns: nil when nothing is pending or composition is still in progress.
+    /// - Throws: `InteractionError` from `Editor.reload(text:)`; the text stays pending.
+    /// - Complexity: O(n).
+    @discardableResult
+    public func applyPending() throws(InteractionError) -> ReloadOutcome? {
+        guard let pending = pendingText, editor.storage?.isComposing != true else { return nil }
+        let current = editor.flatText
+        let remote = FlatTextEdit.between(sourceText, pending)
+        let local = FlatTextEdit.between(sourceText, current)
+        var target = pending
+        if let merged = Self.rebase(remote, over: local, onto: current) { target = merged }
+        let report = try editor.reload(text: target)
+        pendingText = nil
+        sourceText = pending
+        return report.map { .applied($0) } ?? .unchanged
+    }
+
+    /// `remote` applied to `text`, which is the common base with `local` applied; nil when the
+    /// two edits overlap or touch (then neither order is obviously right).
+    ///
+    /// - Complexity: O(n).
+    static func rebase(_ remote: FlatTextEdit, over local: FlatTextEdit, onto text: String) -> String? {
+        if local.range.isEmpty && local.replacement.isEmpty { return nil }
+        let start: Int
+        if remote.range.upperBound < local.range.lowerBound {
+            start = remote.range.lowerBound
+        } else if remote.range.lowerBound > local.range.upperBound {
+            start = remote.range.lowerBound + local.lengthChange
+        } else {
+            return nil
+        }
+        var units = Array(text.utf16)
+        units.replaceSubrange(start..<(start + remote.range.count), with: Array(remote.replacement.utf16))
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// `text` with "\r\n", "\r", U+2028 and U+2029 as "\n".
+    ///
+    /// - Complexity: O(n).
+    static func normalizingLineBreaks(_ text: String) -> String {
+        guard text.utf16.contains(where: { $0 == 0x0D || $0 == 0x2028 || $0 == 0x2029 }) else { return text }
+        var result = ""
+        for character in text {
+            switch character {
+            case "\r\n", "\r", "\u{2028}", "\u{2029}": result.append("\n")
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
