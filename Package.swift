@@ -33,7 +33,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
     ModuleRow(name: "QuireInteraction", dependencies: [
         "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
-    ], testDependencies: ["QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler"]),
+    ], testDependencies: ["QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

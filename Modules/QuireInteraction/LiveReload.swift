@@ -21,11 +21,19 @@ extension Editor {
     ///
     /// The new text is compared with the flat string; the difference — the longest common
     /// prefix and suffix, widened to grapheme clusters (`FlatTextEdit.between(_:_:)`) — is
-    /// applied as one native replace: the nodes outside it are not written, the storage gets one
-    /// minimal edit, and the commit (origin `.reload`, no tag) is one undo step of its own that
-    /// restores the text and the selection from before it. The selection is carried over by
-    /// ``ReloadSelectionCase``. Line breaks of the source ("\r\n", "\r", U+2028, U+2029) become
-    /// "\n", the flat string's paragraph separator.
+    /// applied as one native replace, and the commit (origin `.reload`, no tag) is one undo step
+    /// of its own that restores the text and the selection from before it. The selection is
+    /// carried over by ``ReloadSelectionCase``. Line breaks of the source ("\r\n", "\r",
+    /// U+2028, U+2029) become "\n", the flat string's paragraph separator.
+    ///
+    /// Nodes outside the change are not written:
+    /// - a change inside one text node (no line break in it) is one text splice of that node,
+    ///   so the storage gets exactly the difference as its one edit;
+    /// - whole paragraphs added or removed at a paragraph's start are moved one "\n" back (the
+    ///   same text change and size: `\nNEW` after the previous paragraph instead of `NEW\n`
+    ///   before the next one), so the next paragraph keeps its nodes;
+    /// - anything else (a change across paragraphs, a replacement with line breaks) goes through
+    ///   the model's range replacement, confined to the blocks the change touches.
     ///
     /// This is for plain-string sources only: an editor bound to a CRDT document gets remote
     /// changes as operations and keeps the selection by stable cursors instead.
@@ -42,7 +50,8 @@ extension Editor {
         let newText = LiveReload.normalizingLineBreaks(text)
         let oldText = flatText
         guard oldText != newText else { return nil }
-        let edit = FlatTextEdit.between(oldText, newText)
+        let edit = FlatTextEdit.between(oldText, newText).slidToParagraphEnd(in: oldText)
+        let splice = try textSplice(for: edit)
         var before: (range: Range<Int>, isBackward: Bool)?
         let replaced: RangeSelection
         do {
@@ -67,7 +76,13 @@ extension Editor {
             try update(origin: .reload) { (state: inout EditorState) throws(InteractionError) in
                 state.selection = RangeSelection(anchor: replaced.anchor, focus: replaced.focus, format: format, style: style)
                 do throws(ModelError) {
-                    if edit.replacement.isEmpty { try state.deleteSelectedRange() } else { try state.insertInput(edit.replacement) }
+                    if let splice {
+                        try state.spliceText(splice.key, at: splice.offset, deleting: edit.range.count, inserting: edit.replacement)
+                    } else if edit.replacement.isEmpty {
+                        try state.deleteSelectedRange()
+                    } else {
+                        try state.insertInput(edit.replacement)
+                    }
                 } catch {
                     throw .editor(.model(error))
                 }
@@ -96,6 +111,51 @@ extension Editor {
             throw InteractionError(error)
         }
         return ReloadReport(edit: edit, selectionCase: after?.case, selectionBefore: before?.range, selectionAfter: nativeSelection)
+    }
+}
+
+extension Editor {
+    /// The simple text node (and the offset in it) that holds all of `edit`, when the edit can
+    /// be one splice of it: no line break inserted, the replaced range inside its text (for an
+    /// insertion, the text it continues).
+    ///
+    /// - Complexity: O(log n).
+    fileprivate func textSplice(for edit: FlatTextEdit) throws(InteractionError) -> (key: NodeKey, offset: Int)? {
+        guard !edit.replacement.utf16.contains(0x0A) else { return nil }
+        do {
+            if edit.range.isEmpty {
+                let point = try SelectionMapper.point(at: edit.range.lowerBound, direction: .backward, in: state, index: reconciler.index)
+                guard point.kind == .text, state[point.key]?.isSimpleText == true else { return nil }
+                return (point.key, point.offset)
+            }
+            let parts = try reconciler.index.entries(overlapping: edit.range).filter { $0.length > 0 }
+            guard parts.count == 1, let part = parts.first, part.part == .content, state[part.key]?.isSimpleText == true else { return nil }
+            return (part.key, edit.range.lowerBound - part.location)
+        } catch let error as SelectionError {
+            throw .editor(.selection(error))
+        } catch {
+            throw .editor(.selection(.locationOutOfBounds(edit.range.upperBound, length: reconciler.index.totalLength)))
+        }
+    }
+}
+
+extension FlatTextEdit {
+    /// A pure insertion or deletion of text ending with "\n" that starts right after a "\n",
+    /// moved back by one unit: the same change, made at the end of the previous paragraph.
+    ///
+    /// - Complexity: O(k) for the changed text.
+    func slidToParagraphEnd(in old: String) -> FlatTextEdit {
+        let changed = range.isEmpty ? replacement : ""
+        guard range.isEmpty != replacement.isEmpty, range.lowerBound > 0 else { return self }
+        let units = old.utf16
+        let at = { (offset: Int) in units[units.index(units.startIndex, offsetBy: offset)] }
+        guard at(range.lowerBound - 1) == 0x0A, range.lowerBound < 2 || at(range.lowerBound - 2) != 0x0D else { return self }
+        if range.isEmpty {
+            guard changed.utf16.last == 0x0A else { return self }
+            return FlatTextEdit(range: (range.lowerBound - 1)..<(range.lowerBound - 1), replacement: "\n" + String(changed.dropLast()))
+        }
+        guard at(range.upperBound - 1) == 0x0A else { return self }
+        return FlatTextEdit(range: (range.lowerBound - 1)..<(range.upperBound - 1), replacement: "")
     }
 }
 
