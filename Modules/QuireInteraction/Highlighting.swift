@@ -169,10 +169,10 @@ enum HighlightSet {
         var result = RangeSet<Int>()
         let delta = edit.lengthChange
         for range in set.ranges {
-            let before = range.lowerBound..<min(range.upperBound, edit.range.lowerBound)
-            if !before.isEmpty { result.insert(contentsOf: before) }
-            let after = max(range.lowerBound, edit.range.upperBound)..<range.upperBound
-            if !after.isEmpty { result.insert(contentsOf: (after.lowerBound + delta)..<(after.upperBound + delta)) }
+            let beforeEnd = min(range.upperBound, edit.range.lowerBound)
+            if range.lowerBound < beforeEnd { result.insert(contentsOf: range.lowerBound..<beforeEnd) }
+            let afterStart = max(range.lowerBound, edit.range.upperBound)
+            if afterStart < range.upperBound { result.insert(contentsOf: (afterStart + delta)..<(range.upperBound + delta)) }
         }
         return result
     }
