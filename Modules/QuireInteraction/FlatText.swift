@@ -11,8 +11,9 @@ extension Editor {
     /// - Complexity: O(n).
     var flatText: String { storage?.string ?? FlatString.render(state) }
 
-    /// The flat string's units in `range`: read from the storage, or headless from the parts the
-    /// position index lists for the range.
+    /// The flat string's units in `range` (its start moved back off the second half of a
+    /// surrogate pair): read from the storage, or headless from the parts the position index
+    /// lists for the range.
     ///
     /// - Throws: `InteractionError.editor(.selection(.locationOutOfBounds))` for a range outside
     ///   the text.
@@ -22,9 +23,7 @@ extension Editor {
         guard range.lowerBound >= 0, range.upperBound <= index.totalLength else {
             throw .editor(.selection(.locationOutOfBounds(range.upperBound, length: index.totalLength)))
         }
-        if let storage {
-            do { return try storage.substring(in: NSRange(range)) } catch { throw .storage(error) }
-        }
+        if let storage { return try storage.textBefore(range) }
         let entries: [PositionIndex<NodeKey>.Entry]
         do { entries = try index.entries(overlapping: range) } catch {
             throw .editor(.selection(.locationOutOfBounds(range.upperBound, length: index.totalLength)))

@@ -171,9 +171,7 @@ extension TextStorage {
         let end = selectedRange.location + selectedRange.length
         var start = selectedRange.location
         if replacing == .word, selectedRange.length == 0 {
-            start = try SuggestionRules.wordStart(before: end) { (window) throws(InteractionError) in
-                do throws(TextStorageError) { return try substring(in: NSRange(window)) } catch { throw .storage(error) }
-            }
+            start = try SuggestionRules.wordStart(before: end) { (window) throws(InteractionError) in try textBefore(window) }
         }
         do throws(TextStorageError) {
             let followedBySpace = end < length ? SuggestionRules.isSpaceOrTab(try utf16Unit(at: end)) : false
@@ -181,6 +179,20 @@ extension TextStorage {
             let caret = start + word.utf16.count + 1
             try setSelectedRange(NSRange(location: caret, length: 0))
             return .inserted(range: start..<caret, caret: caret)
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The text in `window`, its start moved back off the second half of a surrogate pair (a
+    /// window of the word scan may start anywhere).
+    ///
+    /// - Complexity: O(log n + k).
+    func textBefore(_ window: Range<Int>) throws(InteractionError) -> String {
+        do throws(TextStorageError) {
+            var lower = window.lowerBound
+            if lower > 0, UTF16.isTrailSurrogate(try utf16Unit(at: lower)) { lower -= 1 }
+            return try substring(in: NSRange(lower..<window.upperBound))
         } catch {
             throw .storage(error)
         }

@@ -29,6 +29,7 @@ public final class ViewportController {
     private let makeGeometry: (Editor, Double) -> any TextGeometry
     private var anchor: ScrollAnchor
     private var reasonOverride: ScrollReason?
+    private var commits = 0
     private var tokens: [ListenerToken] = []
 
     /// Keeps `editor`'s caret in `viewport`.
@@ -79,10 +80,16 @@ public final class ViewportController {
     public var isCaretVisible: Bool { caretRect.map { viewport.isVisible($0) } ?? false }
 
     /// Runs `body` (an edit the app makes) with `reason` as the reason of the commits it makes.
+    /// An editing action that commits nothing (Backspace at the start, an undo with nothing to
+    /// undo) still means "return to editing": the policy is applied for it after `body`.
     public func perform<T, Failure: Error>(_ reason: ScrollReason, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         let outer = reasonOverride
+        let commitsBefore = commits
         reasonOverride = reason
-        defer { reasonOverride = outer }
+        defer {
+            reasonOverride = outer
+            if commits == commitsBefore && reason.isEditingAction { reveal(reason) }
+        }
         return try body()
     }
 
@@ -146,6 +153,7 @@ public final class ViewportController {
     }
 
     private func editorDidCommit(_ update: EditorUpdate) {
+        commits += 1
         let reason = reasonOverride ?? Self.reason(for: update)
         if !update.textEdits.isEmpty || update.replacedWholeState {
             geometry = makeGeometry(editor, viewport.width)
