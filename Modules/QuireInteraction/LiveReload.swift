@@ -31,7 +31,8 @@ extension Editor {
     ///   so the storage gets exactly the difference as its one edit;
     /// - whole paragraphs added or removed at a paragraph's start are moved one "\n" back (the
     ///   same text change and size: `\nNEW` after the previous paragraph instead of `NEW\n`
-    ///   before the next one), so the next paragraph keeps its nodes;
+    ///   before the next one), so the next paragraph keeps its nodes; at the document's start
+    ///   they are new paragraph blocks before the first one, or its first blocks removed;
     /// - anything else (a change across paragraphs, a replacement with line breaks) goes through
     ///   the model's range replacement, confined to the blocks the change touches.
     ///
@@ -51,7 +52,7 @@ extension Editor {
         let oldText = flatText
         guard oldText != newText else { return nil }
         let edit = FlatTextEdit.between(oldText, newText).slidToParagraphEnd(in: oldText)
-        let splice = try textSplice(for: edit)
+        let strategy = try reloadStrategy(for: edit)
         var before: (range: Range<Int>, isBackward: Bool)?
         let replaced: RangeSelection
         do {
@@ -76,11 +77,20 @@ extension Editor {
             try update(origin: .reload) { (state: inout EditorState) throws(InteractionError) in
                 state.selection = RangeSelection(anchor: replaced.anchor, focus: replaced.focus, format: format, style: style)
                 do throws(ModelError) {
-                    if let splice {
-                        try state.spliceText(splice.key, at: splice.offset, deleting: edit.range.count, inserting: edit.replacement)
-                    } else if edit.replacement.isEmpty {
+                    switch strategy {
+                    case .splice(let key, let offset):
+                        try state.spliceText(key, at: offset, deleting: edit.range.count, inserting: edit.replacement)
+                    case .paragraphs(let lines, let before):
+                        for line in lines {
+                            let paragraph = try state.createNode(type: .paragraph)
+                            if !line.isEmpty { try state.append(try state.createNode(type: .text, text: line), to: paragraph) }
+                            try state.insert(paragraph, before: before)
+                        }
+                    case .removeBlocks(let blocks):
+                        for block in blocks { try state.remove(block) }
+                    case .rangeReplacement where edit.replacement.isEmpty:
                         try state.deleteSelectedRange()
-                    } else {
+                    case .rangeReplacement:
                         try state.insertInput(edit.replacement)
                     }
                 } catch {
@@ -114,27 +124,61 @@ extension Editor {
     }
 }
 
+/// How a reload's edit is made in the model, the narrowest way that fits.
+private enum ReloadStrategy {
+    /// One splice of one simple text node.
+    case splice(NodeKey, offset: Int)
+    /// Whole paragraphs inserted at the document's start, as new paragraphs before its first
+    /// block.
+    case paragraphs([String], before: NodeKey)
+    /// Whole blocks removed from the document's start.
+    case removeBlocks([NodeKey])
+    /// The model's range replacement (Lexical's delete and insert), for everything else.
+    case rangeReplacement
+}
+
 extension Editor {
-    /// The simple text node (and the offset in it) that holds all of `edit`, when the edit can
-    /// be one splice of it: no line break inserted, the replaced range inside its text (for an
-    /// insertion, the text it continues).
+    /// The narrowest way to make `edit`:
+    /// - a change inside one simple text node without a line break is one splice of it;
+    /// - paragraphs added or removed whole at the document's start (where no "\n" comes before
+    ///   them to move the change to) are new or removed blocks, the first remaining one untouched;
+    /// - anything else is a range replacement.
     ///
-    /// - Complexity: O(log n).
-    fileprivate func textSplice(for edit: FlatTextEdit) throws(InteractionError) -> (key: NodeKey, offset: Int)? {
-        guard !edit.replacement.utf16.contains(0x0A) else { return nil }
+    /// - Complexity: O(log n), plus the blocks added or removed.
+    fileprivate func reloadStrategy(for edit: FlatTextEdit) throws(InteractionError) -> ReloadStrategy {
+        let index = reconciler.index
         do {
-            if edit.range.isEmpty {
-                let point = try SelectionMapper.point(at: edit.range.lowerBound, direction: .backward, in: state, index: reconciler.index)
-                guard point.kind == .text, state[point.key]?.isSimpleText == true else { return nil }
-                return (point.key, point.offset)
+            if !edit.replacement.utf16.contains(0x0A) {
+                if edit.range.isEmpty {
+                    let point = try SelectionMapper.point(at: edit.range.lowerBound, direction: .backward, in: state, index: index)
+                    if point.kind == .text, state[point.key]?.isSimpleText == true { return .splice(point.key, offset: point.offset) }
+                } else {
+                    let parts = try index.entries(overlapping: edit.range).filter { $0.length > 0 }
+                    if parts.count == 1, let part = parts.first, part.part == .content, state[part.key]?.isSimpleText == true {
+                        return .splice(part.key, offset: edit.range.lowerBound - part.location)
+                    }
+                }
             }
-            let parts = try reconciler.index.entries(overlapping: edit.range).filter { $0.length > 0 }
-            guard parts.count == 1, let part = parts.first, part.part == .content, state[part.key]?.isSimpleText == true else { return nil }
-            return (part.key, edit.range.lowerBound - part.location)
+            guard edit.range.lowerBound == 0 else { return .rangeReplacement }
+            let blocks = state.children(of: .root).map(\.key)
+            if edit.range.isEmpty, edit.replacement.utf16.last == 0x0A, let first = blocks.first {
+                let lines = edit.replacement.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                return .paragraphs(lines, before: first)
+            }
+            if edit.replacement.isEmpty {
+                var removed: [NodeKey] = []
+                for block in blocks.dropLast() {
+                    removed.append(block)
+                    let end = try index.range(of: block).upperBound
+                    if end == edit.range.upperBound { return .removeBlocks(removed) }
+                    if end > edit.range.upperBound { break }
+                }
+            }
+            return .rangeReplacement
         } catch let error as SelectionError {
             throw .editor(.selection(error))
         } catch {
-            throw .editor(.selection(.locationOutOfBounds(edit.range.upperBound, length: reconciler.index.totalLength)))
+            throw .editor(.selection(.locationOutOfBounds(edit.range.upperBound, length: index.totalLength)))
         }
     }
 }

@@ -82,6 +82,7 @@ public final class ViewportController {
     /// Runs `body` (an edit the app makes) with `reason` as the reason of the commits it makes.
     /// An editing action that commits nothing (Backspace at the start, an undo with nothing to
     /// undo) still means "return to editing": the policy is applied for it after `body`.
+    @discardableResult
     public func perform<T, Failure: Error>(_ reason: ScrollReason, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         let outer = reasonOverride
         let commitsBefore = commits

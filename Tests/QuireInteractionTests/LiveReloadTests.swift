@@ -206,6 +206,28 @@ import Testing
         #expect(editor.nativeSelection == 6..<6)
     }
 
+    @Test func paragraphsAddedOrRemovedAtTheDocumentsStartLeaveTheRestAlone() throws {
+        let editor = try makeEditor(["first", "second"], selection: 8..<8)
+        let blocks = editor.state.textBlocks()
+        let untouched = Set(blocks + blocks.compactMap { editor.state[$0]?.firstChild })
+        let log = CommitLog(editor)
+        let storageLog = StorageLog(try #require(editor.storage))
+        try editor.reload(text: "new\n\nalso new\nfirst\nsecond")
+        #expect(editor.text == "new\n\nalso new\nfirst\nsecond")
+        #expect(editor.state.textBlocks().suffix(2) == blocks[...])
+        #expect(log.updates.last?.transaction.operations.allSatisfy { $0.key.map { !untouched.contains($0) } ?? true } == true)
+        #expect(storageLog.changes.map(\.editedRange) == [NSRange(location: 0, length: 14)])
+        #expect(editor.nativeSelection == 22..<22)
+        // And removed again.
+        try editor.reload(text: "first\nsecond")
+        #expect(editor.state.textBlocks() == blocks)
+        #expect(log.updates.last?.transaction.operations.allSatisfy { $0.key.map { !untouched.contains($0) } ?? true } == true)
+        #expect(storageLog.changes.last?.changeInLength == -14)
+        #expect(editor.nativeSelection == 8..<8)
+        try editor.undo()
+        #expect(editor.text == "new\n\nalso new\nfirst\nsecond")
+    }
+
     @Test func replacingEverythingPutsTheCaretAfterTheNewText() throws {
         let editor = try makeEditor(["abc", "def"], selection: 5..<5)
         try editor.reload(text: "xyz")
