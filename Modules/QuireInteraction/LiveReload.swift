@@ -218,63 +218,63 @@ public enum ReloadOutcome: Hashable, Sendable {
 ///
 /// The view calls ``applyPending()`` after it commits or cancels the composition
 /// (`Editor.unmarkText()`, or `setMarkedText("")`). The pending text is then merged with what
-/// the user wrote meanwhile: ``sourceText`` is the version the source and the editor last
-/// agreed on; when the source's change (from `sourceText` to the pending text) and the user's
-/// (from `sourceText` to the editor's text, the composed text included) do not overlap, the
-/// source's change is applied to the editor's text, so the composed word survives; when they
-/// overlap, the source wins, as in every other reload.
+/// the user composed meanwhile: the base is the editor's text when the first deferred reload
+/// arrived, without the marked text (which the source cannot have had). When the source's change
+/// (base → pending text) and the user's (base → the editor's text, the committed composition
+/// included) do not overlap, the source's change is applied to the editor's text, so the composed
+/// word survives; when they overlap, the source wins, as in every other reload.
 public final class LiveReload {
     /// The editor the reloads go to.
     public let editor: Editor
     /// The latest text that arrived during composition.
     public private(set) var pendingText: String?
-    /// The last version of the text the source sent and the editor showed (at first, the
-    /// editor's text when this was made).
-    public private(set) var sourceText: String
+    /// What the pending text is merged against.
+    private var base: String?
 
-    /// Reloads into `editor`, which is assumed to show what the source has now.
-    ///
-    /// - Complexity: O(n) (it keeps the current text as ``sourceText``).
+    /// Reloads into `editor`.
     public init(editor: Editor) {
         self.editor = editor
-        sourceText = editor.flatText
     }
 
     /// Applies `text` now, or keeps it for ``applyPending()`` while composition is in progress
     /// (a later text replaces a pending one).
     ///
     /// - Throws: `InteractionError` from `Editor.reload(text:)`; nothing changes.
-    /// - Complexity: that of `Editor.reload(text:)`.
+    /// - Complexity: that of `Editor.reload(text:)`; O(n) to defer the first time.
     @discardableResult
     public func reload(text: String) throws(InteractionError) -> ReloadOutcome {
         let normalized = Self.normalizingLineBreaks(text)
-        if editor.storage?.isComposing == true {
+        if let storage = editor.storage, let marked = storage.markedRange {
+            if base == nil {
+                var units = Array(editor.flatText.utf16)
+                units.removeSubrange(marked.location..<(marked.location + marked.length))
+                base = String(decoding: units, as: UTF16.self)
+            }
             pendingText = normalized
             return .deferred
         }
         pendingText = nil
+        base = nil
         let report = try editor.reload(text: normalized)
-        sourceText = normalized
         return report.map { .applied($0) } ?? .unchanged
     }
 
-    /// Applies the pending text once composition has ended, merged with the user's writing as
-    /// described above.
+    /// Applies the pending text once composition has ended, merged with what the user composed
+    /// as described above.
     ///
     /// - Returns: nil when nothing is pending or composition is still in progress.
     /// - Throws: `InteractionError` from `Editor.reload(text:)`; the text stays pending.
     /// - Complexity: O(n).
     @discardableResult
     public func applyPending() throws(InteractionError) -> ReloadOutcome? {
-        guard let pending = pendingText, editor.storage?.isComposing != true else { return nil }
+        guard let pending = pendingText, let base, editor.storage?.isComposing != true else { return nil }
         let current = editor.flatText
-        let remote = FlatTextEdit.between(sourceText, pending)
-        let local = FlatTextEdit.between(sourceText, current)
-        var target = pending
-        if let merged = Self.rebase(remote, over: local, onto: current) { target = merged }
+        let remote = FlatTextEdit.between(base, pending)
+        let local = FlatTextEdit.between(base, current)
+        let target = Self.rebase(remote, over: local, onto: current) ?? pending
         let report = try editor.reload(text: target)
         pendingText = nil
-        sourceText = pending
+        self.base = nil
         return report.map { .applied($0) } ?? .unchanged
     }
 
@@ -284,6 +284,7 @@ public final class LiveReload {
     /// - Complexity: O(n).
     static func rebase(_ remote: FlatTextEdit, over local: FlatTextEdit, onto text: String) -> String? {
         if local.range.isEmpty && local.replacement.isEmpty { return nil }
+        if remote.range.isEmpty && remote.replacement.isEmpty { return text }
         let start: Int
         if remote.range.upperBound < local.range.lowerBound {
             start = remote.range.lowerBound

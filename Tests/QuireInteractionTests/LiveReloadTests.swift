@@ -310,7 +310,6 @@ import Testing
         #expect(report.selectionCase == .changeAfterSelection || report.selectionCase == .changeBeforeSelection)
         #expect(editor.nativeSelection == 13..<13)
         #expect(reloader.pendingText == nil)
-        #expect(reloader.sourceText == "Hello\nworld")
     }
 
     @Test func whenTheSourceChangedTheComposedPlaceTheSourceWins() throws {
