@@ -67,6 +67,8 @@ public struct CaretVisibilityPolicy: Hashable, Sendable {
     /// Decides and applies the scroll position for `reason`.
     ///
     /// - Parameters:
+    ///   - reason: what just happened.
+    ///   - viewport: the viewport to move; its user-scrolling state ends at an editing action.
     ///   - caret: the caret rectangle in content coordinates; nil when there is none.
     ///   - contentHeight: the content's height, for clamping.
     /// - Complexity: O(1).

@@ -35,7 +35,10 @@ public final class ViewportController {
     /// Keeps `editor`'s caret in `viewport`.
     ///
     /// - Parameters:
-    ///   - geometry: lays out the editor's text at a width; called after every commit that
+    ///   - editor: the editor whose caret is kept in view.
+    ///   - viewport: the viewport's size, insets and first offset.
+    ///   - policy: the caret-visibility policy.
+    ///   - makeGeometry: lays out the editor's text at a width; called after every commit that
     ///     changed the text and on every width change.
     /// - Throws: `InteractionError.invalidViewportSize` for a size that is not positive.
     public init(
