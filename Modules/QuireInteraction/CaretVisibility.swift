@@ -79,8 +79,7 @@ public struct CaretVisibilityPolicy: Hashable, Sendable {
             ScrollDecision(reason: reason, from: from, to: viewport.offset, outcome: outcome)
         }
         if reason == .highlight { return decision(.suppressed) }
-        let allowed = viewport.offsetRange(contentHeight: contentHeight, overscroll: overscroll)
-        viewport.offset = min(max(viewport.offset, allowed.lowerBound), allowed.upperBound)
+        viewport.clampOffset(contentHeight: contentHeight, overscroll: overscroll)
         if reason == .remoteChange { return decision(.suppressed) }
         if reason.isEditingAction {
             viewport.userScrolling = .idle
@@ -100,9 +99,9 @@ public struct CaretVisibilityPolicy: Hashable, Sendable {
         } else if bottom > viewport.visibleBottom {
             offset = bottom - viewport.height + viewport.insets.bottom
         }
-        offset = min(max(offset, allowed.lowerBound), allowed.upperBound)
-        let moved = offset != viewport.offset
+        let clamped = viewport.offset
         viewport.offset = offset
-        return decision(moved ? .scrolled : .alreadyVisible)
+        viewport.clampOffset(contentHeight: contentHeight, overscroll: overscroll)
+        return decision(viewport.offset != clamped ? .scrolled : .alreadyVisible)
     }
 }

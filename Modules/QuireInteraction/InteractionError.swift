@@ -21,8 +21,6 @@ public enum InteractionError: Error, Hashable, Sendable, CustomStringConvertible
     case invalidViewportSize(width: Double, height: Double)
     /// A highlight's range is empty, reversed or outside the text.
     case highlightOutOfBounds(Highlight, length: Int)
-    /// A scroll position outside the range the content allows.
-    case scrollOffsetOutOfRange(Double, allowed: ClosedRange<Double>)
 
     /// The error as an `InteractionError`: an update body's own error comes back out of the
     /// editor's `.thrown` wrapper, editor errors are nested.
@@ -44,8 +42,6 @@ public enum InteractionError: Error, Hashable, Sendable, CustomStringConvertible
         case .invalidViewportSize(let width, let height): "a viewport needs a positive size, not \(width)×\(height)"
         case .highlightOutOfBounds(let highlight, let length):
             "highlight \"\(highlight.name)\" \(highlight.range.lowerBound)..<\(highlight.range.upperBound) is empty or outside the text (0...\(length))"
-        case .scrollOffsetOutOfRange(let offset, let allowed):
-            "scroll offset \(offset) is outside \(allowed.lowerBound)...\(allowed.upperBound)"
         }
     }
 }

@@ -30,8 +30,7 @@ extension TextLayout: TextGeometry {
         var index = firstLine[first.layout] + first.line
         var rects: [LayoutRect] = []
         repeat {
-            let line = lines[index]
-            rects.append(LayoutRect(x: line.x, y: line.y, width: line.runs.last.map { $0.x + $0.width - line.x } ?? 0, height: line.height))
+            rects.append(Self.rect(of: lines[index]))
             index += 1
         } while index < lines.count && lines[index].start < range.upperBound
         return rects
@@ -42,7 +41,12 @@ extension TextLayout: TextGeometry {
         guard !lines.isEmpty else { return (0, LayoutRect(x: 0, y: 0, width: 0, height: 0)) }
         let position = position(at: LayoutPoint(x: 0, y: y))
         let line = lines[firstLine[position.layout] + position.line]
-        return (line.start, LayoutRect(x: line.x, y: line.y, width: line.runs.last.map { $0.x + $0.width - line.x } ?? 0, height: line.height))
+        return (line.start, Self.rect(of: line))
+    }
+
+    /// A line's rectangle: from its indent to the end of its last run.
+    static func rect(of line: LayoutLine) -> LayoutRect {
+        LayoutRect(x: line.x, y: line.y, width: line.runs.last.map { $0.x + $0.width - line.x } ?? 0, height: line.height)
     }
 
     /// Lays out plain text (the flat string a text view shows) at `width`: one paragraph per

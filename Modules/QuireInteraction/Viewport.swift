@@ -77,6 +77,14 @@ public struct Viewport: Hashable, Sendable {
         return lower...max(lower, upper)
     }
 
+    /// Moves the offset into ``offsetRange(contentHeight:overscroll:)``.
+    ///
+    /// - Complexity: O(1).
+    public mutating func clampOffset(contentHeight: Double, overscroll: Double = 0) {
+        let allowed = offsetRange(contentHeight: contentHeight, overscroll: overscroll)
+        offset = min(max(offset, allowed.lowerBound), allowed.upperBound)
+    }
+
     /// Whether all of `rect` lies in the visible part (vertically).
     ///
     /// - Complexity: O(1).

@@ -118,8 +118,8 @@ public final class ViewportController {
     /// The user scrolled to `offset` (clamped into the content) and is `state` (dragging,
     /// decelerating, or reading where they stopped).
     public func userDidScroll(to offset: Double, state: UserScrollState = .dragging) {
-        let allowed = viewport.offsetRange(contentHeight: geometry.contentHeight, overscroll: policy.overscroll)
-        viewport.offset = min(max(offset, allowed.lowerBound), allowed.upperBound)
+        viewport.offset = offset
+        viewport.clampOffset(contentHeight: geometry.contentHeight, overscroll: policy.overscroll)
         viewport.userScrolling = state
         anchor = .capture(viewport, in: geometry)
     }
@@ -171,8 +171,7 @@ public final class ViewportController {
     }
 
     private func clampAndAnchor() {
-        let allowed = viewport.offsetRange(contentHeight: geometry.contentHeight, overscroll: policy.overscroll)
-        viewport.offset = min(max(viewport.offset, allowed.lowerBound), allowed.upperBound)
+        viewport.clampOffset(contentHeight: geometry.contentHeight, overscroll: policy.overscroll)
         anchor = .capture(viewport, in: geometry)
     }
 }
