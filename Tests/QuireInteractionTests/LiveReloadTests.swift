@@ -182,7 +182,11 @@ import Testing
         let omega = editor.state.textBlocks()[1]
         let omegaText = editor.state[omega]!.firstChild!
         let log = CommitLog(editor)
+        let storageLog = StorageLog(try #require(editor.storage))
         try editor.reload(text: "alpha\nbeta\ngamma\nomega")
+        // "beta\ngamma\n" before "omega" went in as new blocks after "alpha": one storage edit of
+        // the same size (the reconciler writes the blocks after alpha's "\n").
+        #expect(storageLog.changes.map(\.editedRange) == [NSRange(location: 6, length: 11)])
         #expect(editor.text == "alpha\nbeta\ngamma\nomega")
         #expect(editor.state.textBlocks().count == 4)
         let untouched: Set<NodeKey> = [omega, omegaText]
@@ -195,7 +199,10 @@ import Testing
         let four = editor.state.textBlocks()[2]
         let fourText = editor.state[four]!.firstChild!
         let log = CommitLog(editor)
+        let storageLog = StorageLog(try #require(editor.storage))
         let report = try #require(try editor.reload(text: "One\nFour"))
+        #expect(storageLog.changes.map(\.editedRange) == [NSRange(location: 4, length: 0)])
+        #expect(storageLog.changes.map(\.changeInLength) == [-4])
         #expect(editor.text == "One\nFour")
         // "Two\n" at the start of its paragraph went as "\nTwo" at the end of "One".
         #expect(report.edit == FlatTextEdit(range: 3..<7, replacement: ""))
