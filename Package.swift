@@ -32,6 +32,9 @@ let modules: [ModuleRow] = [
         "QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
     ]),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireInteraction", dependencies: [
+        "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
+    ], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -82,6 +85,7 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireInteraction",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",
