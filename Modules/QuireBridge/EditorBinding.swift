@@ -42,6 +42,8 @@ public final class EditorBinding {
     /// Called with what went wrong when a local commit could not be written to the CRDT document
     /// (the editor is then shown the CRDT's projection again, so nothing diverges).
     public var onError: ((BridgeError) -> Void)?
+    /// A diagnostic hook: told what each translation did (tests set it to explain a failure).
+    var trace: ((String) -> Void)?
 
     /// The origin prefix of commits the binding makes for writes it did not get from the user
     /// (transforms run on a remote change): never an undo step.
