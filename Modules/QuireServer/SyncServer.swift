@@ -75,7 +75,7 @@ public final class SyncServer: Sendable {
     private func finish() async {
         await registry.shutdown()
         await storage.close()
-        logger.info("stopped; every acknowledged update is stored")
+        logger.notice("stopped; every acknowledged update is stored")
     }
 
     /// Starts a graceful shutdown: no new connections, open ones closed, rooms compacted.
