@@ -90,7 +90,7 @@ public final class PostgresStorage: RoomStorage {
                     try await db.close()
                 } catch {
                     if !announced { readyInput.yield("\(String(reflecting: error))"); readyInput.finish(); return }
-                    logger.error("LISTEN connection lost; reconnecting", metadata: ["error": "\(error)"])
+                    logger.error("LISTEN connection lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
                     do { try await Task.sleep(for: .milliseconds(200)) } catch { return }
                 }
             }
@@ -123,15 +123,15 @@ public final class PostgresStorage: RoomStorage {
         do {
             var stored = StoredRoom()
             let rows = try await client.query("SELECT codec, snapshot, generation, ephemeral FROM quire_rooms WHERE kind = \(kind) AND name = \(name)", logger: logger)
-            for try await (codec, snapshot, generation, ephemeral) in rows.decode((String?, [UInt8]?, Int64, [UInt8]?).self) {
+            for try await (codec, snapshot, generation, ephemeral) in rows.decode((String?, ByteBuffer?, Int64, ByteBuffer?).self) {
                 stored.codec = codec
-                stored.snapshot = snapshot
+                stored.snapshot = snapshot.map { Array($0.readableBytesView) }
                 stored.generation = generation
-                if let ephemeral { stored.ephemeral = try EphemeralPayloads.decode(ephemeral) }
+                if let ephemeral { stored.ephemeral = try EphemeralPayloads.decode(Array(ephemeral.readableBytesView)) }
             }
             let updates = try await client.query("SELECT seq, payload FROM quire_updates WHERE kind = \(kind) AND name = \(name) ORDER BY seq", logger: logger)
-            for try await (seq, payload) in updates.decode((Int64, [UInt8]).self) {
-                stored.updates.append(StoredUpdate(sequence: seq, payload: payload))
+            for try await (seq, payload) in updates.decode((Int64, ByteBuffer).self) {
+                stored.updates.append(StoredUpdate(sequence: seq, payload: Array(payload.readableBytesView)))
             }
             return stored
         } catch {
@@ -145,7 +145,7 @@ public final class PostgresStorage: RoomStorage {
             return try await client.withTransaction(logger: logger) { db in
                 try await db.query("INSERT INTO quire_rooms (kind, name, codec) VALUES (\(kind), \(name), \(codec)) ON CONFLICT DO NOTHING", logger: logger)
                 var sequence: Int64 = 0
-                for try await seq in try await db.query("INSERT INTO quire_updates (kind, name, payload) VALUES (\(kind), \(name), \(payload)) RETURNING seq", logger: logger).decode(Int64.self) {
+                for try await seq in try await db.query("INSERT INTO quire_updates (kind, name, payload) VALUES (\(kind), \(name), \(ByteBuffer(bytes: payload))) RETURNING seq", logger: logger).decode(Int64.self) {
                     sequence = seq
                 }
                 let note = Self.encode(instance: instance, sequence: sequence, room: room)
@@ -161,8 +161,8 @@ public final class PostgresStorage: RoomStorage {
         let kind = room.kind.description, name = room.name
         do {
             var payload: [UInt8]?
-            for try await bytes in try await client.query("SELECT payload FROM quire_updates WHERE seq = \(sequence) AND kind = \(kind) AND name = \(name)", logger: logger).decode([UInt8].self) {
-                payload = bytes
+            for try await bytes in try await client.query("SELECT payload FROM quire_updates WHERE seq = \(sequence) AND kind = \(kind) AND name = \(name)", logger: logger).decode(ByteBuffer.self) {
+                payload = Array(bytes.readableBytesView)
             }
             return payload
         } catch {
@@ -177,12 +177,12 @@ public final class PostgresStorage: RoomStorage {
                 try await db.query("INSERT INTO quire_rooms (kind, name, codec) VALUES (\(kind), \(name), \(codec)) ON CONFLICT DO NOTHING", logger: logger)
                 var generation: Int64 = 0
                 var stored: [UInt8]?
-                for try await (g, s) in try await db.query("SELECT generation, snapshot FROM quire_rooms WHERE kind = \(kind) AND name = \(name) FOR UPDATE", logger: logger).decode((Int64, [UInt8]?).self) {
+                for try await (g, s) in try await db.query("SELECT generation, snapshot FROM quire_rooms WHERE kind = \(kind) AND name = \(name) FOR UPDATE", logger: logger).decode((Int64, ByteBuffer?).self) {
                     generation = g
-                    stored = s
+                    stored = s.map { Array($0.readableBytesView) }
                 }
                 guard generation == expectedGeneration else { return CompactionResult.stale(snapshot: stored ?? [], generation: generation) }
-                try await db.query("UPDATE quire_rooms SET snapshot = \(snapshot), generation = \(generation + 1) WHERE kind = \(kind) AND name = \(name)", logger: logger)
+                try await db.query("UPDATE quire_rooms SET snapshot = \(ByteBuffer(bytes: snapshot)), generation = \(generation + 1) WHERE kind = \(kind) AND name = \(name)", logger: logger)
                 try await db.query("DELETE FROM quire_updates WHERE kind = \(kind) AND name = \(name) AND seq = ANY(\(covered))", logger: logger)
                 return CompactionResult.compacted(generation: generation + 1)
             }
@@ -193,7 +193,7 @@ public final class PostgresStorage: RoomStorage {
 
     public func saveEphemeral(_ room: RoomKey, payloads: [[UInt8]]) async throws(StorageError) {
         let kind = room.kind.description, name = room.name
-        let blob = EphemeralPayloads.encode(payloads)
+        let blob = ByteBuffer(bytes: EphemeralPayloads.encode(payloads))
         do {
             try await client.query("""
                 INSERT INTO quire_rooms (kind, name, codec, ephemeral) VALUES (\(kind), \(name), 'ephemeral', \(blob))

@@ -60,19 +60,17 @@ final class PostgresCluster: Sendable {
         }
     }
 
+    /// Runs a command through `system` (waitpid): Foundation's `Process` can miss the exit of a
+    /// command whose daemon child (the postmaster) lives on. Arguments are paths and options
+    /// without spaces or quotes.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw TestSkip("\(executable) \(arguments.joined(separator: " ")): \(text)") }
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("quire-pg-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let quoted = ([executable] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        let status = system("\(quoted) > '\(outputPath)' 2>&1 < /dev/null")
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw TestSkip("\(executable) \(arguments.joined(separator: " ")) (status \(status)): \(text)") }
         return text
     }
 
