@@ -42,17 +42,21 @@ let modules: [ModuleRow] = [
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-    ], testDependencies: ["QuireCRDT", "QuireSyncProtocol", "QuireSyncClient", "quire", .product(name: "Logging", package: "swift-log")]),
+    ], testDependencies: [
+        // One test target for the whole sync stack: server, PostgreSQL storage, client, `quire serve`.
+        "QuireCRDT", "QuireSyncProtocol", "QuireSyncClient", "QuirePostgresStorage", "QuireBridge", "QuireEditor", "QuireTextStorage", "quire",
+        .product(name: "Logging", package: "swift-log"),
+    ]),
     ModuleRow(name: "QuirePostgresStorage", dependencies: [
         "QuireServer", "QuireSyncProtocol",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
-    ], testDependencies: ["QuireServer", "QuireCRDT", "QuireSyncProtocol", "QuireSyncClient", "quire", .product(name: "Logging", package: "swift-log")]),
+    ], hasTests: false),
     ModuleRow(name: "QuireSyncClient", dependencies: [
         "QuireCRDT", "QuireSyncProtocol", "QuireBridge", "QuireEditor",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
-    ], testDependencies: ["QuireServer", "QuireCRDT", "QuireSyncProtocol", "QuireBridge", "QuireEditor", "QuireModel", "QuireTextStorage", .product(name: "Logging", package: "swift-log")]),
+    ], hasTests: false),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own

@@ -21,9 +21,9 @@ final class TestServer: Sendable {
     }
 
     static func start(_ configuration: SyncServerConfiguration = SyncServerConfiguration(), storage: (any RoomStorage)? = nil,
-                      authorizer: any Authorizer = OpenAuthorizer()) async throws -> TestServer {
+                      authorizer: any Authorizer = OpenAuthorizer(), port: Int = 0) async throws -> TestServer {
         var configuration = configuration
-        configuration.port = 0
+        configuration.port = port
         let storage = try storage ?? SQLiteStorage(path: TestFiles.temporary("rooms.sqlite"))
         var logger = Logger(label: "quire.test.server")
         logger.logLevel = .warning

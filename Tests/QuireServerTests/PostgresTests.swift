@@ -87,73 +87,19 @@ struct TestSkip: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// `quire serve` as its own process.
-final class ServeInstance: @unchecked Sendable {
-    // Owned by one test.
-    let process = Process()
-    let port: Int
-
-    var url: String { "ws://127.0.0.1:\(port)/" }
-
-    init(_ arguments: [String]) throws {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [products, products.deletingLastPathComponent()].map { $0.appendingPathComponent("quire") }
-        process.executableURL = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-        process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = ""
-        while !line.hasSuffix("\n") {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { throw TestSkip("quire serve exited before its readiness line") }
-            line += String(decoding: byte, as: UTF8.self)
-        }
-        guard let range = line.range(of: #":\d+/"#, options: .regularExpression), let port = Int(line[range].dropFirst().dropLast()) else {
-            throw TestSkip("unexpected readiness line: \(line)")
-        }
-        self.port = port
-    }
-
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    func terminate() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-}
-
-private let text = ContainerID.root(name: "t", type: .text)
-
-extension SharedDocument {
-    fileprivate func append(_ s: String) throws {
-        try edit { (doc: inout CRDTDocument) throws(CRDTError) in try doc.insertText(s, at: doc.length(of: text), in: text) }
-    }
-    fileprivate var string: String { snapshot().text(text) }
-}
-
-private func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw TestSkip("never: \(what)") }
-        try await Task.sleep(for: .milliseconds(10))
+/// A running cluster, or nil after printing why the test is skipped.
+func startCluster() -> PostgresCluster? {
+    switch PostgresCluster.start() {
+    case let .success(cluster): return cluster
+    case let .failure(skip):
+        print("skipped: \(skip)")
+        return nil
     }
 }
 
 @Suite(.serialized) struct PostgresTests {
     @Test func storageRoundTripsAndCompactsInOneTransaction() async throws {
-        let cluster: PostgresCluster
-        switch PostgresCluster.start() {
-        case let .success(c): cluster = c
-        case let .failure(skip):
-            print("skipped: \(skip)")
-            return
-        }
+        guard let cluster = startCluster() else { return }
         defer { cluster.stop() }
         let storage = try await PostgresStorage(url: cluster.url, logger: Logger(label: "quire.test.pg"))
         let room = RoomKey(kind: .loro, name: "r")
@@ -171,16 +117,10 @@ private func eventually(_ what: String, timeout: Duration = .seconds(30), _ cond
     }
 
     @Test func twoInstancesShareRoomsAndAKilledInstancesClientsResumeOnTheOther() async throws {
-        let cluster: PostgresCluster
-        switch PostgresCluster.start() {
-        case let .success(c): cluster = c
-        case let .failure(skip):
-            print("skipped: \(skip)")
-            return
-        }
+        guard let cluster = startCluster() else { return }
         defer { cluster.stop() }
-        let first = try ServeInstance(["--database", cluster.url])
-        let second = try ServeInstance(["--database", cluster.url])
+        let first = try ServeProcess(["--database", cluster.url])
+        let second = try ServeProcess(["--database", cluster.url])
         let policy = ReconnectPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(200), pingInterval: nil)
         let a = SharedDocument(CRDTDocument(peer: 1)), b = SharedDocument(CRDTDocument(peer: 2))
         // a is on the first instance (and fails over to the second); b is on the second.
@@ -188,20 +128,20 @@ private func eventually(_ what: String, timeout: Duration = .seconds(30), _ cond
         let clientB = SyncClient(urls: [second.url], reconnect: policy)
         _ = try await clientA.join("shared", document: a)
         _ = try await clientB.join("shared", document: b)
-        try await a.append("from the first instance; ")
-        try await b.append("from the second; ")
+        try await a.type("from the first instance; ")
+        try await b.type("from the second; ")
         try await clientA.flush()
         try await clientB.flush()
         try await eventually("LISTEN/NOTIFY carries updates between instances") {
-            let (x, y) = (await a.string, await b.string)
+            let (x, y) = (await a.text(), await b.text())
             return x == y && x.count == "from the first instance; from the second; ".count
         }
         // Kill the first instance mid-session; a keeps typing and resumes on the second.
         first.kill()
-        for i in 0..<20 { try await a.append("\(i % 10)") }
+        for i in 0..<20 { try await a.type("\(i % 10)") }
         try await clientA.flush(timeout: .seconds(30))
         try await eventually("nothing typed around the kill is lost") {
-            let (x, y) = (await a.string, await b.string)
+            let (x, y) = (await a.text(), await b.text())
             return x == y && x.hasSuffix("01234567890123456789")
         }
         await clientA.close()
