@@ -42,6 +42,7 @@ let modules: [ModuleRow] = [
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
     ], testDependencies: [
         // One test target for the whole sync stack: server, PostgreSQL storage, client, `quire serve`.
         "QuireCRDT", "QuireSyncProtocol", "QuireSyncClient", "QuirePostgresStorage", "QuireBridge", "QuireEditor", "QuireTextStorage", "quire",
@@ -55,6 +56,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireSyncClient", dependencies: [
         "QuireCRDT", "QuireSyncProtocol", "QuireBridge", "QuireEditor",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
     ], hasTests: false),
 ]
@@ -186,6 +188,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

@@ -37,6 +37,31 @@ import Testing
         #expect(second.log.contains("stopped; every acknowledged update is stored"))
     }
 
+    @Test func quireSyncPushesAndPullsAFileOnce() async throws {
+        let server = try ServeProcess(["--database", "sqlite:" + TestFiles.temporary("rooms.sqlite")])
+        let first = TestFiles.temporary("first.quire"), second = TestFiles.temporary("second.quire")
+        try Data(CRDTDocument.typed("one ", peer: 41).exportSnapshot()).write(to: URL(fileURLWithPath: first))
+        try Data(CRDTDocument.typed("two ", peer: 42).exportSnapshot()).write(to: URL(fileURLWithPath: second))
+        for file in [first, second, first] {
+            let run = Process()
+            run.executableURL = ServeProcess.executable
+            run.arguments = ["sync", "--server", server.url, "--room", "files", file]
+            let output = Pipe()
+            run.standardOutput = output
+            try run.run()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            run.waitUntilExit()
+            #expect(run.terminationStatus == 0)
+            #expect(printed.hasPrefix("synced files (write)"))
+        }
+        // The first file, synced again after the second, holds both; the second holds both too.
+        let merged = try CRDTDocument.load(snapshot: Array(Data(contentsOf: URL(fileURLWithPath: first))), peer: 1)
+        let other = try CRDTDocument.load(snapshot: Array(Data(contentsOf: URL(fileURLWithPath: second))), peer: 1)
+        #expect(merged.version == VersionVector([41: 4, 42: 4]) && other.version == merged.version)
+        #expect(merged.text(CRDTDocument.text) == other.text(CRDTDocument.text))
+        #expect(server.terminate() == 0)
+    }
+
     @Test func aLoroPeerFromTheSpecAndAQuireClientShareARoom() async throws {
         guard InteropPython.path != nil else {
             print("skipped: QUIRE_LORO_PYTHON is not set (make test sets up the interop venv with loro and websockets)")
