@@ -53,9 +53,13 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     func kill() {
+        guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+
+    /// A test that fails half-way leaves no server behind.
+    deinit { kill() }
 
     /// SIGTERM, then waits; returns the exit status.
     func terminate() -> Int32 {
