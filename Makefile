@@ -1,7 +1,7 @@
 # Quire's two entry points: `make run` (the demo) and `make test` (the test suite).
 # Both install the system libraries they need (Debian packages) when they are missing.
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev python3-venv
+APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev python3-venv libsqlite3-dev postgresql
 SWIFT ?= swift
 PYTHON ?= python3
 # The real Loro peer of the interop tests: loro (pinned in Tests/Interop/requirements.txt) in a
@@ -9,7 +9,7 @@ PYTHON ?= python3
 INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
 
-.PHONY: run test deps build bench interop-venv
+.PHONY: run test deps build bench interop-venv load-test
 
 deps:
 	@missing=""; \
@@ -52,3 +52,12 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TableBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
+
+# The sync server under load (loopback, bounded by QUIRE_LOAD_SECONDS, default 30 s per server),
+# against pycrdt-websocket in the same run; not part of `make test`.
+LOAD_VENV := .venv-load
+load-test: deps
+	@if [ ! -x $(LOAD_VENV)/bin/python ]; then $(PYTHON) -m venv $(LOAD_VENV); fi
+	@$(LOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Load/requirements.txt
+	$(SWIFT) build --product quire
+	$(LOAD_VENV)/bin/python Tests/Load/load_test.py --quire "$$($(SWIFT) build --show-bin-path)/quire"

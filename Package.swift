@@ -35,6 +35,34 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireInteraction", dependencies: [
         "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
     ], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
+    // The sync server and client. Their networking and database packages are needed only by these
+    // rows, their test targets and the `quire` CLI, so nothing else builds them.
+    ModuleRow(name: "QuireSyncProtocol", dependencies: ["QuireCRDT"], testDependencies: ["QuireAlgorithms", "QuireCRDT", "QuireTestSupport"]),
+    ModuleRow(name: "QuireServer", dependencies: [
+        "QuireCRDT", "QuireSyncProtocol",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+    ], testDependencies: [
+        // One test target for the whole sync stack: server, PostgreSQL storage, client, `quire serve`.
+        "QuireCRDT", "QuireSyncProtocol", "QuireSyncClient", "QuirePostgresStorage", "QuireBridge", "QuireEditor", "QuireTextStorage", "quire",
+        .product(name: "Logging", package: "swift-log"),
+    ]),
+    ModuleRow(name: "QuirePostgresStorage", dependencies: [
+        "QuireServer", "QuireSyncProtocol",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+    ], hasTests: false),
+    ModuleRow(name: "QuireSyncClient", dependencies: [
+        "QuireCRDT", "QuireSyncProtocol", "QuireBridge", "QuireEditor",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+    ], hasTests: false),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -85,8 +113,9 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
-            "QuireInteraction",
+            "QuireInteraction", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ],
         path: "Examples/quire",
         swiftSettings: strictSettings
@@ -160,6 +189,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

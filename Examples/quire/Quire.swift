@@ -5,11 +5,11 @@ import QuireConfig
 import QuireModel
 
 @main
-struct Quire: ParsableCommand {
+struct Quire: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire",
         abstract: "Quire's example command line: render, convert and check Lexical documents.",
-        subcommands: [Render.self, Export.self, Check.self, Plugins.self, EditScript.self, TraceCommand.self, CRDTCommand.self, ConvertCommand.self, ShowCommand.self]
+        subcommands: [Render.self, Export.self, Check.self, Plugins.self, EditScript.self, TraceCommand.self, CRDTCommand.self, ConvertCommand.self, ShowCommand.self, ServeCommand.self, SyncCommand.self]
     )
 }
 

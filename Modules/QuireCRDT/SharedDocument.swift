@@ -39,6 +39,17 @@ public actor SharedDocument {
         return status
     }
 
+    /// Imports through `body` (another format's import, such as a sync codec's), publishing the
+    /// events it reports (nil when it imported nothing); a throwing `body` must leave the
+    /// document unchanged.
+    /// - Complexity: as `body`.
+    @discardableResult
+    public func importUsing<E: Error>(_ body: @Sendable (inout CRDTDocument) throws(E) -> ImportStatus?) throws(E) -> ImportStatus? {
+        let status = try body(&document)
+        if let event = status?.event { publish(event) }
+        return status
+    }
+
     /// Updates since a version, for sending to a peer.
     /// - Complexity: O(size of the exported changes).
     public func exportUpdates(since version: VersionVector) -> [UInt8] { document.exportUpdates(since: version) }

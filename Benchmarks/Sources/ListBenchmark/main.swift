@@ -82,8 +82,9 @@ func measure(_ renumbering: Renumbering, top: Bool, headless: Bool) throws -> (s
         let location = top ? 0 : end
         try editor.selectionDidChange(location..<location)
         var values = 0
-        editor.registerUpdateListener { state, previous, dirty in
-            values = dirty.filter { key in
+        editor.registerUpdateListener { update in
+            let state = update.state, previous = update.previousState
+            values = update.dirtyNodes.filter { key in
                 state[key]?.type == ListItemNodePlugin.type && state[key]?.fields["value"] != previous[key]?.fields["value"]
             }.count
         }
