@@ -53,6 +53,11 @@ final class SchemaLoroPeer {
         try process.request(["cmd": "import", "doc": .string(doc), "json": .string(json)])
     }
 
+    /// Sends `binding` what this peer has beyond its document's version.
+    func send(to binding: EditorBinding) throws {
+        try binding.importJSONUpdates(updates(since: binding.document.version))
+    }
+
     /// `get_deep_value()` and the shared text's delta.
     func state() throws -> (deep: JSONObject, delta: [JSONObject]) {
         let reply = try process.request(["cmd": "state", "doc": .string(doc), "texts": [.string(DocumentSchema.text.description)]])
@@ -84,13 +89,36 @@ struct LoroCoEditTests {
         binding.document.children(of: nil, in: DocumentSchema.blocks).map(string)
     }
 
+    /// The child objects of a Lexical node (or of the root of an exported document).
+    static func children(_ node: JSONValue?) -> [JSONObject] {
+        let object = node?.objectValue?["root"] ?? node
+        return object?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    }
+
+    /// Sends Loro's edits to the editor, which must show `text` (and the projection of its
+    /// document) with top-level blocks of `types`; returns those blocks' Lexical JSON.
+    static func show(_ loro: SchemaLoroPeer, in quire: Peer, expecting text: String, types: [String]) throws -> [JSONObject] {
+        try loro.send(to: quire.binding)
+        #expect(quire.text == text)
+        try quire.checkInvariant("after Loro's edits")
+        let blocks = children(quire.json)
+        #expect(blocks.map { $0["type"]?.stringValue } == types)
+        return blocks
+    }
+
+    /// A bound editor showing one paragraph of `text`, and a Loro peer holding the same document;
+    /// with the paragraph's tree ID.
+    static func start(with text: String, quire: PeerID, loro: PeerID) throws -> (Peer, SchemaLoroPeer, String) {
+        let editor = try Peer("Q", peer: quire, document: CRDTDocument(peer: quire), state: EditorState(registry: Plugins.registry, paragraphs: [text]))
+        let peer = try SchemaLoroPeer(peer: loro)
+        try peer.receive(from: editor.binding)
+        return (editor, peer, try #require(rootBlocks(editor.binding).first))
+    }
+
     /// Loro types into a block, bolds a word and creates a heading block: the bound editor shows
     /// all of it, and Loro sees the editor's answer.
     @Test func aLoroPeersEditsShowInABoundEditor() throws {
-        let quire = try Peer("Q", peer: 1, document: CRDTDocument(peer: 1), state: EditorState(registry: Plugins.registry, paragraphs: ["Hello"]))
-        let loro = try SchemaLoroPeer(peer: 2)
-        try loro.receive(from: quire.binding)
-        let paragraph = try #require(Self.rootBlocks(quire.binding).first)
+        let (quire, loro, paragraph) = try Self.start(with: "Hello", quire: 1, loro: 2)
         try quire.select(5..<5)
 
         let reply = try loro.edit([
@@ -100,13 +128,8 @@ struct LoroCoEditTests {
              "after": .string(paragraph), "meta": ["type": "heading", "tag": "h2"], "text": "Loro"],
         ])
         let heading = try #require(reply["ids"]?.arrayValue?.first?.stringValue)
-        try quire.binding.importJSONUpdates(loro.updates(since: quire.binding.document.version))
-
-        #expect(quire.text == "Hello world\nLoro")
-        try quire.checkInvariant("after Loro's edits")
-        let blocks = quire.json.objectValue?["root"]?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        #expect(blocks.map { $0["type"]?.stringValue } == ["paragraph", "heading"])
-        let runs = blocks.first?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        let blocks = try Self.show(loro, in: quire, expecting: "Hello world\nLoro", types: ["paragraph", "heading"])
+        let runs = Self.children(blocks.first.map(JSONValue.object))
         #expect(runs.map { $0["text"]?.stringValue } == ["Hello", " world"])
         #expect(runs.map { $0["format"]?.intValue } == [1, 0])
         #expect(blocks.last?["tag"]?.stringValue == "h2")
@@ -149,7 +172,7 @@ struct LoroCoEditTests {
         #expect(nodes.map { $0["index"]?.intValue } == [0, 1])
         #expect(nodes.allSatisfy { $0["children"]?.arrayValue?.isEmpty == true })
         // Each node's meta: the block's type and its Lexical fields, as the editor exports them.
-        let exported = quire.json.objectValue?["root"]?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        let exported = Self.children(quire.json)
         #expect(exported.count == nodes.count)
         for (node, block) in zip(nodes, exported) {
             var fields = block
@@ -174,10 +197,7 @@ struct LoroCoEditTests {
     /// Loro splits a paragraph (a new block whose marker lands inside the run) while the editor
     /// types into its second half: the typing ends up in the new paragraph on both sides.
     @Test func aLoroSplitKeepsTheEditorsConcurrentTyping() throws {
-        let quire = try Peer("Q", peer: 3, document: CRDTDocument(peer: 3), state: EditorState(registry: Plugins.registry, paragraphs: ["hello world"]))
-        let loro = try SchemaLoroPeer(peer: 4)
-        try loro.receive(from: quire.binding)
-        let paragraph = try #require(Self.rootBlocks(quire.binding).first)
+        let (quire, loro, paragraph) = try Self.start(with: "hello world", quire: 3, loro: 4)
         let base = quire.binding.document.version
 
         // Loro: a new paragraph block whose marker goes before "world" (shared text position 7:
@@ -209,10 +229,7 @@ struct LoroCoEditTests {
     /// Loro creates a nested block: a bullet list (a tree node without a run) with two items
     /// under it (each with its marker), after the paragraph.
     @Test func aListALoroPeerCreatesShowsNested() throws {
-        let quire = try Peer("Q", peer: 5, document: CRDTDocument(peer: 5), state: EditorState(registry: Plugins.registry, paragraphs: ["Shopping"]))
-        let loro = try SchemaLoroPeer(peer: 6)
-        try loro.receive(from: quire.binding)
-        let paragraph = try #require(Self.rootBlocks(quire.binding).first)
+        let (quire, loro, paragraph) = try Self.start(with: "Shopping", quire: 5, loro: 6)
         let list = try #require(try loro.edit([
             ["op": "tree_create", "parent": .null, "index": 1, "container": .string(Self.tree)],
         ])["ids"]?.arrayValue?.first?.stringValue)
@@ -227,12 +244,8 @@ struct LoroCoEditTests {
             ["op": "block_create", "tree": .string(Self.tree), "container": .string(Self.text), "parent": .string(list), "index": 1,
              "after": .string(first), "meta": ["type": "listitem", "value": 2], "text": "eggs"],
         ])
-        try quire.binding.importJSONUpdates(loro.updates(since: quire.binding.document.version))
-        #expect(quire.text == "Shopping\nmilk\neggs")
-        try quire.checkInvariant("after Loro's list")
-        let blocks = quire.json.objectValue?["root"]?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        #expect(blocks.map { $0["type"]?.stringValue } == ["paragraph", "list"])
-        let items = blocks.last?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        let blocks = try Self.show(loro, in: quire, expecting: "Shopping\nmilk\neggs", types: ["paragraph", "list"])
+        let items = Self.children(blocks.last.map(JSONValue.object))
         #expect(items.map { $0["type"]?.stringValue } == ["listitem", "listitem"])
         #expect(items.map { $0["children"]?.arrayValue?.first?.objectValue?["text"]?.stringValue } == ["milk", "eggs"])
         // Enter at the end of "eggs" in the editor makes a third item that Loro sees under the list.
@@ -241,7 +254,7 @@ struct LoroCoEditTests {
         try quire.type("bread")
         try loro.receive(from: quire.binding)
         let nodes = try loro.state().deep["blocks"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        let children = nodes.last?["children"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        let children = Self.children(nodes.last.map(JSONValue.object))
         #expect(children.map { $0["meta"]?.objectValue?["type"]?.stringValue } == ["listitem", "listitem", "listitem"])
         #expect(children.allSatisfy { $0["parent"]?.stringValue == list })
         #expect(try loro.state().deep["text"]?.stringValue == "\u{2029}Shopping\u{2029}milk\u{2029}eggs\u{2029}bread")
