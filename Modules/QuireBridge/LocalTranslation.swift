@@ -236,6 +236,8 @@ extension EditorBinding {
 /// Scalars and marks to write into the shared text in one go.
 struct TextWriter {
     var scalars = String.UnicodeScalarView()
+    /// `scalars.count`, kept: counting a scalar view walks it, which made seeding quadratic.
+    private(set) var count = 0
     var marks: [String: [(range: Range<Int>, value: CRDTValue)]] = [:]
 
     mutating func addMark(_ key: String, _ value: CRDTValue, _ range: Range<Int>) {
@@ -248,13 +250,15 @@ struct TextWriter {
 
     /// A block's marker and runs.
     mutating func append(block: TreeID, runs: [StyledRun]) {
-        let at = scalars.count
+        let at = count
         scalars.append(DocumentSchema.markerScalar)
+        count += 1
         addMark(DocumentSchema.blockKey, .string(DocumentSchema.string(block)), at..<(at + 1))
         for run in runs {
-            let start = scalars.count
+            let start = count
             scalars.append(contentsOf: run.scalars)
-            for (name, value) in run.attributes { addMark(name, value, start..<scalars.count) }
+            count += run.scalars.count
+            for (name, value) in run.attributes { addMark(name, value, start..<count) }
         }
     }
 
