@@ -235,9 +235,9 @@ extension EditorBinding {
 
 /// Scalars and marks to write into the shared text in one go.
 struct TextWriter {
-    var scalars = String.UnicodeScalarView()
-    /// `scalars.count`, kept: counting a scalar view walks it, which made seeding quadratic.
-    private(set) var count = 0
+    /// An array, not a scalar view: counting a view walks it and appending to one copied it,
+    /// which made seeding quadratic.
+    var scalars: [Unicode.Scalar] = []
     var marks: [String: [(range: Range<Int>, value: CRDTValue)]] = [:]
 
     mutating func addMark(_ key: String, _ value: CRDTValue, _ range: Range<Int>) {
@@ -250,22 +250,22 @@ struct TextWriter {
 
     /// A block's marker and runs.
     mutating func append(block: TreeID, runs: [StyledRun]) {
-        let at = count
+        let at = scalars.count
         scalars.append(DocumentSchema.markerScalar)
-        count += 1
         addMark(DocumentSchema.blockKey, .string(DocumentSchema.string(block)), at..<(at + 1))
         for run in runs {
-            let start = count
+            let start = scalars.count
             scalars.append(contentsOf: run.scalars)
-            count += run.scalars.count
-            for (name, value) in run.attributes { addMark(name, value, start..<count) }
+            for (name, value) in run.attributes { addMark(name, value, start..<scalars.count) }
         }
     }
 
     /// Inserts everything at `position` and marks it.
     func flush(into document: inout CRDTDocument, at position: Int) throws(CRDTError) {
         guard !scalars.isEmpty else { return }
-        try document.insertText(String(scalars), at: position, in: DocumentSchema.text)
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: scalars)
+        try document.insertText(String(text), at: position, in: DocumentSchema.text)
         for key in marks.keys.sorted() {
             for (range, value) in marks[key]! {
                 try document.mark((range.lowerBound + position)..<(range.upperBound + position), key: key, value: value, in: DocumentSchema.text)

@@ -10,6 +10,8 @@
 // Sampling stops at a sample count or a time budget, whichever comes first, so that a slow path
 // still reports (with fewer samples, which the tables show).
 // Run in release: swift run -c release --package-path Benchmarks BridgeBenchmark [SECTION...]
+//   [--paragraphs N,N…] (the sizes of keystroke and remote) [--no-baseline] (for profiling the
+//   bound paths alone)
 import BenchSupport
 import Foundation
 import QuireBridge
@@ -20,7 +22,12 @@ import QuireTestSupport
 import QuireTextStorage
 
 let sentence = "The quick brown fox jumps over the lazy dog, twice."  // 51 UTF-16 units
-let sizes = [1_000, 10_000, 100_000]
+let arguments = Array(CommandLine.arguments.dropFirst())
+let sizes: [Int] = {
+    guard let flag = arguments.firstIndex(of: "--paragraphs"), flag + 1 < arguments.count else { return [1_000, 10_000, 100_000] }
+    return arguments[flag + 1].split(separator: ",").compactMap { Int($0) }
+}()
+let withBaselines = !arguments.contains("--no-baseline")
 
 func document(paragraphs: Int) -> EditorState {
     EditorState(paragraphs: Array(repeating: sentence, count: paragraphs))
@@ -53,7 +60,7 @@ func p50(_ samples: [Double]) -> String { samples.isEmpty ? "–" : Bench.format
 func p99(_ samples: [Double]) -> String { samples.isEmpty ? "–" : Bench.format(Bench.percentile(samples, 0.99)) }
 
 var random = SeededGenerator(seed: 0xB1D6_E001)
-let sections = Set(CommandLine.arguments.dropFirst())
+let sections = Set(arguments.filter { ["keystroke", "remote", "open"].contains($0) })
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 print("# Bridge benchmark (release build, one run)\n")
 
@@ -88,7 +95,9 @@ if wants("keystroke") {
     }
     print("## Local keystroke: bound editor vs the same editor unbound (interleaved)\n")
     Bench.table(["paragraphs", "keystrokes", "bound p50", "bound p99", "unbound p50", "unbound p99", "bound / unbound (p50)", "≤ 2×"], rows)
-    print(String(format: "\nbound p50 growth from 1k to 100k paragraphs: %.2f× (goal: flat)\n", boundP50[100_000]! / boundP50[1_000]!))
+    if let small = sizes.first, let large = sizes.last, small != large {
+        print(String(format: "\nbound p50 growth from %d to %d paragraphs: %.2f× (goal: flat)\n", small, large, boundP50[large]! / boundP50[small]!))
+    }
 }
 
 // MARK: One remote keystroke
@@ -125,10 +134,12 @@ if wants("remote") {
         // again in an unbound editor. Its cost grows with the document; it is measured where the
         // previous size says it finishes in a few minutes.
         var baseline: [Double] = []
-        let previous = sizes.firstIndex(of: paragraphs).flatMap { $0 > 0 ? baselineSeconds[sizes[$0 - 1]] : nil }
-        // Growth of at most the square of the size ratio: what the projection does today.
-        let estimate = previous.map { $0 * 100 }
-        if estimate.map({ $0 < 120 }) ?? true {
+        // Growth with the square of the size: what the projection does today.
+        let estimate = sizes.firstIndex(of: paragraphs).flatMap { index -> Double? in
+            guard index > 0, let previous = baselineSeconds[sizes[index - 1]] else { return nil }
+            return previous * pow(Double(paragraphs) / Double(sizes[index - 1]), 2)
+        }
+        if withBaselines, estimate.map({ $0 < 120 }) ?? true {
             var baselineDocument = writer.fork(peer: 3)
             let baselineEditor = try makeEditor(try Projection.state(of: baselineDocument, registry: reader.state.registry))
             try rounds(10, budget: 60, minimum: 1) { _ in
@@ -145,7 +156,7 @@ if wants("remote") {
         let goal = paragraphs == 100_000 ? (bound <= 50e-6 ? "met" : String(format: "missed: %.1f× the goal", bound / 50e-6)) : ""
         rows.append([
             "\(paragraphs)", "\(bytes) B", "\(applied.count)", p50(applied), p99(applied),
-            baseline.isEmpty ? String(format: "skipped (≈ %.0f s each, estimated)", estimate ?? 0) : "\(baseline.count)",
+            baseline.isEmpty ? (withBaselines ? String(format: "skipped (≈ %.0f s each, estimated)", estimate ?? 0) : "skipped") : "\(baseline.count)",
             p50(baseline), baseline.isEmpty ? "–" : String(format: "%.0f×", Bench.percentile(baseline, 0.5) / bound), goal,
         ])
     }
