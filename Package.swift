@@ -16,21 +16,25 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
+    ModuleRow(name: "QuireAlgorithms", dependencies: []),
     ModuleRow(name: "QuireJSON", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
-    ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireJSON"]),
+    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireAlgorithms", "QuireTestSupport"]),
+    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"], testDependencies: ["QuireModel"]),
+    ModuleRow(name: "QuirePositionIndex", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
+    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireAlgorithms", "QuireJSON"], testDependencies: ["QuireAlgorithms"]),
     ModuleRow(name: "QuireStyle", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
-    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireStyle"]),
-    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
-    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport", "QuireStyle"]),
-    ModuleRow(name: "QuireCRDT", dependencies: ["QuireJSON"], testDependencies: ["QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
-    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel", "QuireEditor"], hasTests: false),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"]),
+    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireModel", "QuirePositionIndex", "QuireReconciler"]),
+    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage", "QuireTestSupport", "QuireStyle"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms", "QuireJSON"], testDependencies: ["QuireAlgorithms", "QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
+    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor"], hasTests: false),
     ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
-        "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
+        "QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
     ]),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireInteraction", dependencies: [
+        "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
+    ], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -80,7 +84,8 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuireBridge",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireInteraction", "QuireBridge",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",
@@ -101,7 +106,10 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCalloutExampleTests",
-        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport"],
+        dependencies: [
+            "QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport", "QuireModel",
+            "QuireTextStorage",
+        ],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings
     ),
@@ -110,7 +118,7 @@ var targets: [Target] = [
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
             "QuireModel", "QuireEditor", "QuireReconciler", "QuireStyle", "QuireTextStorage",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireSelection",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

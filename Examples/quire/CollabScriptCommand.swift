@@ -13,7 +13,7 @@ struct CollabScript: ParsableCommand {
         abstract: "Replay a JSON Lines script of several collaborating editors and print each one's result.",
         discussion: """
         One step per line: an edit-script step with a "peer" field, {"peer":"A","op":"type","text":"hi"} \
-        (see `quire edit-script --help` for the ops), {"op":"sync","from":A,"to":B} (B imports what A \
+        (see `quire edit-script --help` for the ops, interaction steps included), {"op":"sync","from":A,"to":B} (B imports what A \
         has that B lacks), or {"op":"syncAll"} (every peer gets everything). A peer is created when a \
         step first names it; every peer starts from the same document (--document, or one empty \
         paragraph): the first one seeds a CRDT document from it, the others start from its bytes. \
@@ -46,6 +46,8 @@ struct CollabSession {
     struct Peer {
         let editor: Editor
         let binding: EditorBinding
+        /// The peer's interaction state (live reload, viewport, highlights).
+        let interaction: ScriptInteraction
         /// What the binding reported while writing a local commit (it then showed the CRDT's
         /// projection again, so the step's edit is lost).
         let failures: Failures
@@ -80,7 +82,7 @@ struct CollabSession {
                 throw EditScript.StepError(line: 0, message: "an edit step needs a string \"peer\"")
             }
             let peer = try self.peer(named: name)
-            try EditScript.apply(step, to: peer.editor)
+            try EditScript.apply(step, to: peer.editor, interaction: peer.interaction)
             if let error = peer.failures.errors.first {
                 peer.failures.errors.removeAll()
                 throw EditScript.StepError(line: 0, message: "peer \"\(name)\": the edit could not be written to its CRDT document: \(error)")
@@ -110,7 +112,7 @@ struct CollabSession {
         if seed == nil { seed = binding.exportUpdates() }
         let failures = Failures()
         binding.onError = { failures.errors.append($0) }
-        let peer = Peer(editor: editor, binding: binding, failures: failures)
+        let peer = Peer(editor: editor, binding: binding, interaction: ScriptInteraction(editor: editor), failures: failures)
         names.append(name)
         peers[name] = peer
         return peer
@@ -134,7 +136,10 @@ struct CollabSession {
     /// the same document (Lexical JSON without the empty text nodes only a caret keeps).
     func result() -> JSONObject {
         var results = JSONObject()
-        for name in names { results[name] = .object(EditScript.result(of: peers[name]!.editor)) }
+        for name in names {
+            let peer = peers[name]!
+            results[name] = .object(EditScript.result(of: peer.editor, interaction: peer.interaction))
+        }
         let all = names.compactMap { peers[$0] }
         let converged = all.dropFirst().allSatisfy { peer in
             peer.binding.document.version == all[0].binding.document.version

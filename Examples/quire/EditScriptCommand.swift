@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuireEditor
+import QuireInteraction
 import QuireModel
 import QuireStyle
 import QuireTextStorage
@@ -14,12 +15,18 @@ struct EditScript: ParsableCommand {
         One step per line: {"op":"select","start":S,"end":E}, {"op":"type","text":T}, \
         {"op":"replace","start":S,"end":E,"text":T}, {"op":"mark","text":T,"selStart":A,"selEnd":B}, \
         {"op":"unmark"}, {"op":"backspace"}, {"op":"deleteForward"}, {"op":"deleteWord"}, \
-        {"op":"format","format":"bold"}, {"op":"command","name":N,"payload":P}, {"op":"undo"}, {"op":"redo"}. \
+        {"op":"format","format":"bold"}, {"op":"command","name":N,"payload":P}, {"op":"undo"}, {"op":"redo"}; \
+        interaction steps: {"op":"reload","text":T} (a new version from a plain-string source), \
+        {"op":"suggest","word":W} and {"op":"suggest","word":W,"replace":"word"}, \
+        {"op":"viewport","width":COLUMNS,"height":ROWS} (a terminal viewport), {"op":"userScroll","row":R} \
+        (the user scrolls row R to the top and reads), {"op":"highlight","ranges":[[START,END,NAME],…]}, {"op":"focus"}. \
         A command name is namespace.command: editor.* for the built-ins (editor.insertText, editor.formatText, \
         editor.setBlocksType …), the plugin's name for a plugin's (list.insert, heading.set, table.insertTable …); \
         names from before that scheme (insertList, setHeading …) still work for one release. \
         Prints {"text": flat string, "selection": [start, end], "state": Lexical JSON}; with \
-        --transactions also "transactions": one {"origin", "tag", "operations"} per commit.
+        --transactions also "transactions": one {"origin", "tag", "operations"} per commit; once a viewport \
+        was set also "viewport": {"firstRow", "rows", "columns"} and "caret": {"row", "column"} (0-based \
+        terminal cells after soft wrapping), once a highlight step ran "highlights".
         """
     )
 
@@ -45,14 +52,15 @@ struct EditScript: ParsableCommand {
         let registry = loaded.registry
         let contributions = loaded.configuration.plugins.contributions
         let editor = try Self.makeEditor(state: Self.initialState(document, registry: registry), contributions: contributions)
+        let interaction = ScriptInteraction(editor: editor)
         var committed: [JSONValue] = []
         if transactions {
             editor.registerUpdateListener { update in
                 committed.append(update.transaction.jsonValue(replayingOn: update.previousState))
             }
         }
-        try Self.forEachStep(in: script) { step in try Self.apply(step, to: editor) }
-        var output = Self.result(of: editor)
+        try Self.forEachStep(in: script) { step in try Self.apply(step, to: editor, interaction: interaction) }
+        var output = Self.result(of: editor, interaction: interaction)
         if transactions { output["transactions"] = .array(committed) }
         print(JSONWriter().string(.object(output)))
     }
@@ -86,19 +94,50 @@ struct EditScript: ParsableCommand {
         }
     }
 
-    /// What a script leaves in an editor: {"text": flat string, "selection": [start, end], "state": Lexical JSON}.
-    static func result(of editor: Editor) -> JSONObject {
+    /// What a script leaves in an editor: {"text": flat string, "selection": [start, end], "state":
+    /// Lexical JSON}, and what its interaction steps left (the viewport, the caret, highlights).
+    static func result(of editor: Editor, interaction: ScriptInteraction) -> JSONObject {
         let selection = editor.nativeSelection ?? 0..<0
-        return [
+        var output: JSONObject = [
             "text": .string(editor.storage?.string ?? FlatString.render(editor.state)),
             "selection": .array([.number(.integer(selection.lowerBound)), .number(.integer(selection.upperBound))]),
             "state": LexicalJSON.export(editor.state),
         ]
+        for field in interaction.output { output[field.key] = field.value }
+        return output
     }
 
-    static func apply(_ step: JSONValue, to editor: Editor) throws {
+    /// Applies one step to `editor`. `interaction` keeps what the interaction steps need across
+    /// steps (live reload, the viewport, highlights); without it those steps are refused. The
+    /// collab script calls this for each peer's steps, with that peer's interaction state.
+    static func apply(_ step: JSONValue, to editor: Editor, interaction: ScriptInteraction? = nil) throws {
         guard let object = step.objectValue else { throw StepError(line: 0, message: "a step must be a JSON object") }
         guard let op = object["op"]?.stringValue else { throw StepError(line: 0, message: "missing \"op\"") }
+        if let interaction {
+            if try interaction.apply(op, object) {
+                try interaction.afterStep()
+                return
+            }
+            // The editor's own steps, with the reason each gives the viewport ("select" is
+            // navigation; an editing step that changes nothing still returns to the caret).
+            let reason: ScrollReason
+            switch op {
+            case "select": reason = .navigation
+            case "undo", "redo": reason = .undo
+            case "replace", "command", "format": reason = .insertion
+            default: reason = .typing
+            }
+            try interaction.perform(reason) { try applyEditorStep(op, object, to: editor) }
+            try interaction.afterStep()
+            return
+        }
+        if ["reload", "suggest", "viewport", "userScroll", "highlight", "focus"].contains(op) {
+            throw StepError(line: 0, message: "\"\(op)\" needs the script's interaction state")
+        }
+        try applyEditorStep(op, object, to: editor)
+    }
+
+    static func applyEditorStep(_ op: String, _ object: JSONObject, to editor: Editor) throws {
         func int(_ key: String) throws -> Int {
             guard let value = object[key]?.intValue else { throw StepError(line: 0, message: "\"\(op)\" needs an integer \"\(key)\"") }
             return value

@@ -56,28 +56,42 @@ public final class EditorBinding {
     ///     are one undo step, as the editor's own history merges typing.
     ///   - clock: the undo manager's clock in milliseconds, replaceable in tests.
     /// - Throws: `BridgeError` when the document cannot be read or written; nothing is bound.
-    public init(
+    public convenience init(
         editor: Editor, document: CRDTDocument, mergeInterval: Double = 1000,
         clock: @escaping CRDTUndoManager.Clock = CRDTUndoManager.systemClock
+    ) throws(BridgeError) {
+        try self.init(editor: editor, document: document, projection: nil, mergeInterval: mergeInterval, clock: clock)
+    }
+
+    /// The one initializer: `projection`, when given, is the document's projection computed
+    /// elsewhere (``BindingWorker``).
+    init(
+        editor: Editor, document: CRDTDocument, projection: (state: EditorState, runs: TextRuns, keys: [TreeID: NodeKey])?,
+        mergeInterval: Double, clock: @escaping CRDTUndoManager.Clock
     ) throws(BridgeError) {
         self.editor = editor
         var document = document
         DocumentSchema.configure(&document)
-        document.recordsEvents = true
         let isEmpty = document.length(of: DocumentSchema.text) == 0 && document.children(of: nil, in: DocumentSchema.blocks).isEmpty
         if isEmpty {
-            document.recordsEvents = false
             treeOfKey = try Projection.seed(&document, from: editor.state)
-            document.recordsEvents = true
             for (key, id) in treeOfKey { keyOfTree[id] = key }
             runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
         } else {
-            runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
-            let projected = try Projection.project(document, registry: editor.state.registry, runs: runs)
+            let projected: (state: EditorState, runs: TextRuns, keys: [TreeID: NodeKey])
+            if let projection {
+                projected = projection
+            } else {
+                let runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
+                let result = try Projection.project(document, registry: editor.state.registry, runs: runs)
+                projected = (result.state, runs, result.keys)
+            }
+            runs = projected.runs
             do { try editor.setState(projected.state) } catch { throw .editor(error.description) }
             keyOfTree = projected.keys
             for (id, key) in keyOfTree { treeOfKey[key] = id }
         }
+        document.recordsEvents = true
         self.document = document
         var undo = CRDTUndoManager(document, clock: clock)
         undo.addExcludeOriginPrefix(Self.derivedOrigin)
@@ -130,26 +144,31 @@ public final class EditorBinding {
         }
     }
 
-    /// Imports through `body` on a copy of the document, then shows the events.
+    /// Imports through `body` (in place: the CRDT leaves the document unchanged when it refuses
+    /// the bytes), then shows the events in the editor. When the editor refuses the change (a bug,
+    /// not bad input), it is shown the CRDT's projection again, so the two never part.
     private func importChange(_ body: (inout CRDTDocument) throws(BridgeError) -> ImportStatus) throws(BridgeError) -> ImportStatus {
         let carried = SelectionCursors(capturing: editor, binding: self)
-        var copy = document
-        let status = try body(&copy)
-        try adopt(copy, events: status.event, origin: .remote, selection: carried)
+        let status = try body(&document)
+        do {
+            try applyRemote(status.event, origin: .remote, selection: carried)
+        } catch {
+            onError?(error)
+            resynchronize()
+        }
         return status
     }
 
     /// Takes over a document that is this one plus imported changes, and shows `events` (what
     /// the import changed) in the editor. ``BindingWorker`` calls it with work done off the
     /// editor's thread.
-    func adopt(_ imported: CRDTDocument, events: DocumentEvent?, origin: TransactionOrigin, selection: SelectionCursors) throws(BridgeError) {
-        let previous = (document, runs, treeOfKey, keyOfTree)
+    func adopt(_ imported: CRDTDocument, events: DocumentEvent?, selection: SelectionCursors) {
         document = imported
         do {
-            try applyRemote(events, origin: origin, selection: selection)
+            try applyRemote(events, origin: .remote, selection: selection)
         } catch {
-            (document, runs, treeOfKey, keyOfTree) = previous
-            throw error
+            onError?(error)
+            resynchronize()
         }
     }
 }

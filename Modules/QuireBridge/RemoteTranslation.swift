@@ -37,6 +37,7 @@ extension EditorBinding {
                 continue
             }
         }
+        try repairOrphanMarkers(treeTouched: treeTouched, runChanges: &runChanges)
         // A block whose marker came or went may become shown or hidden.
         treeTouched.formUnion(runChanges.added)
         treeTouched.formUnion(runChanges.removed)
@@ -57,6 +58,43 @@ extension EditorBinding {
             throw .editor(error.description)
         }
         if let marked, let storage = editor.storage { restoreComposition(marked, in: storage) }
+    }
+
+    /// Deletes the markers of blocks that no longer live in the tree (a peer deleted a list while
+    /// another added an item to it: the item is gone with its list, its marker and text are not),
+    /// so that their text joins the run before them instead of disappearing. Every peer that sees
+    /// such a marker deletes it, and deleting a character twice is deleting it once, so the
+    /// repair converges. It is a derived commit: never an undo step, never echoed as the user's.
+    private func repairOrphanMarkers(treeTouched: Set<TreeID>, runChanges: inout RunChanges) throws(BridgeError) {
+        var candidates = runChanges.added.union(treeTouched)
+        // Shown blocks under a node that went away.
+        for id in treeTouched where !document.isAlive(id, in: DocumentSchema.blocks) {
+            guard let key = keyOfTree[id] else { continue }
+            var pending = [key]
+            while let current = pending.popLast() {
+                if let tree = treeOfKey[current] { candidates.insert(tree) }
+                pending.append(contentsOf: editor.state.children(of: current).filter(Projection.isBlock).map(\.key))
+            }
+        }
+        let registry = editor.state.registry
+        let orphans = candidates.filter { id in
+            guard runs.contains(id) else { return false }
+            guard document.isAlive(id, in: DocumentSchema.blocks) else { return true }
+            let (type, role, _) = Projection.blockDescription(id, in: document, registry: registry)
+            return !InlineContent.hasRun(type: registry.plugin(for: type) != nil ? type : nil, role: role, registry: registry)
+        }
+        guard !orphans.isEmpty else { return }
+        let positions = orphans.compactMap { runs.markerPosition(of: $0) }.sorted(by: >)
+        do {
+            for position in positions { try document.delete(at: position, count: 1, in: DocumentSchema.text) }
+        } catch {
+            throw .crdt(error)
+        }
+        let event: DocumentEvent?
+        do { event = try undoManager.commit(&document, origin: Self.derivedOrigin) } catch { throw .undo(error) }
+        for container in event?.events ?? [] where container.target == DocumentSchema.text {
+            if case .text(let delta) = container.diff { runs.apply(delta, into: &runChanges) }
+        }
     }
 
     /// Marks the composed text again where its cursors went (composition survives remote edits).

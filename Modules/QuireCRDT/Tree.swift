@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// One applied tree operation, kept in (Lamport, peer) order for undo-do-redo.
 struct TreeOpRecord {
     var lamport: Lamport
@@ -99,12 +101,7 @@ struct TreeState {
     /// Where a node with `placement` goes among `siblings` in sibling order.
     /// - Complexity: O(log k) for k siblings.
     static func insertionIndex(of placement: NodePlacement, among siblings: [TreeID], nodes: [TreeID: NodePlacement]) -> Int {
-        var lo = 0, hi = siblings.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if nodes[siblings[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        siblings.partitioningIndex { !nodes[$0]!.sortsBefore(placement) }
     }
 
     /// Sets a node's placement (nil removes it) and returns the visibility transition diffs.

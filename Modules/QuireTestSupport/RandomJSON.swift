@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireModel
 
 /// Random JSON values for round-trip tests, drawn from a ``SeededGenerator`` so that every failure

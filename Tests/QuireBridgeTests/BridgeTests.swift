@@ -1,4 +1,5 @@
 import Foundation
+import QuireTextStorage
 import QuireBridge
 import QuireCRDT
 import QuireEditor
@@ -107,6 +108,67 @@ import Testing
         try b.receive(from: a)
         #expect(b.text == "Xhello")
         try a.checkInvariant()
+        try b.checkInvariant()
+    }
+}
+
+@Suite struct WorkerTests {
+    @Test func importsPreparedOffTheEditorsThreadApply() async throws {
+        let state = EditorState(registry: Plugins.registry, paragraphs: ["hello"])
+        let a = try Peer("A", peer: 1, document: CRDTDocument(peer: 1), state: state)
+        let worker = BindingWorker()
+        let json = Array(JSONWriter().string(LexicalJSON.export(state)).utf8)
+        let seeded = try await worker.document(fromLexicalJSON: json, registry: Plugins.registry, peer: 9)
+        #expect(LexicalJSON.export(try Projection.state(of: seeded, registry: Plugins.registry)) == LexicalJSON.export(state))
+        // B opens A's document through the worker.
+        var document = CRDTDocument(peer: 2)
+        try document.importUpdates(a.binding.exportUpdates())
+        let prepared = try await worker.project(document, registry: Plugins.registry)
+        let editor = try Editor(state: EditorState(registry: Plugins.registry), storage: TextStorage())
+        let b = try EditorBinding(editor: editor, prepared: prepared)
+        #expect(editor.storage?.string == "hello")
+        // A types; B imports through the worker.
+        try a.select(5..<5)
+        try a.type(" world")
+        let bytes = a.binding.exportUpdates(since: b.document.version)
+        let ready = try await worker.prepareImport(bytes, into: b.document)
+        try b.apply(ready)
+        #expect(editor.storage?.string == "hello world")
+        // A stale preparation (B typed meanwhile) is imported again on the spot.
+        try a.type("!")
+        let late = try await worker.prepareImport(a.binding.exportUpdates(since: b.document.version), into: b.document)
+        try editor.replaceCharacters(in: 0..<0, with: ">")
+        try b.apply(late)
+        #expect(editor.storage?.string == ">hello world!")
+    }
+}
+
+@Suite struct UnknownNodeTests {
+    static let json = #"""
+    {"root":{"type":"root","version":1,"format":"","indent":0,"direction":null,"children":[
+      {"type":"paragraph","version":1,"format":"","indent":0,"direction":null,"textFormat":0,"textStyle":"","children":[
+        {"type":"text","text":"before ","detail":0,"format":0,"mode":"normal","style":"","version":1},
+        {"type":"mention","mentionName":"Ada","version":1},
+        {"type":"text","text":" after","detail":0,"format":1,"mode":"normal","style":"","version":1}]},
+      {"type":"collapsible-container","open":true,"version":1,"format":"","indent":0,"direction":null,"children":[
+        {"type":"paragraph","version":1,"format":"","indent":0,"direction":null,"textFormat":0,"textStyle":"","children":[
+          {"type":"text","text":"inside","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}}
+    """#
+
+    @Test func unknownNodesSurviveTheCRDTAndCollaboration() throws {
+        let state = try LexicalJSON.importState(from: Array(Self.json.utf8), registry: Plugins.registry)
+        var document = CRDTDocument(peer: 1)
+        try Projection.seed(&document, from: state)
+        #expect(LexicalJSON.export(try Projection.state(of: document, registry: Plugins.registry)) == LexicalJSON.export(state))
+        let a = try Peer("A", peer: 1, document: CRDTDocument(peer: 1), state: state)
+        var copy = CRDTDocument(peer: 2)
+        try copy.importUpdates(a.binding.exportUpdates())
+        let b = try Peer("B", peer: 2, document: copy)
+        #expect(b.json == a.json)
+        try a.select(0..<0)
+        try a.type("x")
+        try b.receive(from: a)
+        #expect(b.json == a.json)
         try b.checkInvariant()
     }
 }

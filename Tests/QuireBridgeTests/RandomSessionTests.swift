@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import QuireBridge
 import QuireCRDT
 import QuireEditor

@@ -93,6 +93,19 @@ import Testing
         #expect(output.converged == true)
     }
 
+    /// Interaction steps keep their state per peer: a viewport set by one peer is that peer's.
+    @Test func interactionStepsArePerPeer() throws {
+        let output = try run([
+            #"{"peer":"a","op":"viewport","width":20,"height":3}"#, #"{"peer":"a","op":"type","text":"hello"}"#,
+            #"{"peer":"b","op":"select","start":0,"end":0}"#, #"{"op":"syncAll"}"#,
+        ])
+        #expect(output.result.status == 0, "\(output.result.stderr)")
+        #expect(output.converged == true)
+        #expect(output.peers["a"]?.objectValue?["viewport"] != nil)
+        #expect(output.peers["a"]?.objectValue?["caret"]?.objectValue?["column"]?.intValue == 5)
+        #expect(output.peers["b"]?.objectValue?["viewport"] == nil)
+    }
+
     @Test func badStepsNameTheirLine() throws {
         let unknownPeer = try run([#"{"peer":"a","op":"type","text":"x"}"#, #"{"op":"sync","from":"a","to":"nobody"}"#])
         #expect(unknownPeer.result.status != 0)

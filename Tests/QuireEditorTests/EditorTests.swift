@@ -1,9 +1,10 @@
 import Foundation
+import QuireAlgorithms
+import QuireTestSupport
 import QuireModel
 import QuireReconciler
 import QuireStyle
 import QuireTextStorage
-import QuireTestSupport
 import Testing
 @testable import QuireEditor
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import QuireCatalog
 import QuireConfig
 import QuireEditor

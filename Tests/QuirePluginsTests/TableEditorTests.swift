@@ -4,7 +4,6 @@ import QuireModel
 import QuireReconciler
 import QuireStyle
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 

@@ -2,7 +2,6 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 

@@ -14,11 +14,11 @@
 //   bound paths alone)
 import BenchSupport
 import Foundation
+import QuireAlgorithms
 import QuireBridge
 import QuireCRDT
 import QuireEditor
 import QuireModel
-import QuireTestSupport
 import QuireTextStorage
 
 let sentence = "The quick brown fox jumps over the lazy dog, twice."  // 51 UTF-16 units

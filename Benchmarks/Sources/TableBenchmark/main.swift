@@ -69,8 +69,8 @@ func type(in editor: Editor, texts: [NodeKey], using generator: inout some Rando
     return samples
 }
 
-var generator = SystemRandomNumberGenerator()
 print("# Table benchmark (release build, one run)\n")
+var generator = Bench.generator(default: 0x7AB1E)
 // Both editors use the table plugin's theme, as an app that selects the plugin would.
 let theme = Theme.standard.including([TableTheme.contribution])
 let (tableState, cellTexts) = try tableDocument()
