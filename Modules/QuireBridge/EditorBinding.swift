@@ -39,9 +39,12 @@ public final class EditorBinding {
     /// to the CRDT as a derived commit).
     var ownOperationCount: Int?
     private var listener: ListenerToken?
+    private var transforms: [ListenerToken] = []
     /// Called with what went wrong when a local commit could not be written to the CRDT document
     /// (the editor is then shown the CRDT's projection again, so nothing diverges).
     public var onError: ((BridgeError) -> Void)?
+    /// A diagnostic hook: told what each translation did (tests set it to explain a failure).
+    var trace: ((String) -> Void)?
 
     /// The origin prefix of commits the binding makes for writes it did not get from the user
     /// (transforms run on a remote change): never an undo step.
@@ -100,6 +103,28 @@ public final class EditorBinding {
         self.clock = clock
         editor.history = CRDTHistory(binding: self)
         listener = editor.registerUpdateListener { [unowned self] update in self.editorDidCommit(update) }
+        transforms = Self.registerInlineFirst(on: editor)
+    }
+
+    /// The shared document holds a block's inline content as its run and its block children as
+    /// tree children, so it shows the inline content first. A block that takes both (a list item
+    /// holding a nested list) keeps its inline children before its block children in a bound
+    /// editor too: a transform moves any that come after.
+    private static func registerInlineFirst(on editor: Editor) -> [ListenerToken] {
+        let registry = editor.state.registry
+        return registry.registeredTypes.compactMap { type -> ListenerToken? in
+            guard let plugin = registry.plugin(for: type), plugin.role == .element(inline: false),
+                  plugin.childRule.accepts(type: .text, role: .text), plugin.childRule.accepts(type: .paragraph, role: .element(inline: false))
+            else { return nil }
+            return editor.registerNodeTransform(type) { (state: inout EditorState, key: NodeKey) throws(ModelError) in
+                guard let firstBlock = state.children(of: key).first(where: { !$0.role.isInline })?.key else { return }
+                let late = state.children(of: key).drop { $0.key != firstBlock }.filter(\.role.isInline).map(\.key)
+                for child in late {
+                    try state.detach(child)
+                    try state.insert(child, before: firstBlock)
+                }
+            }
+        }
     }
 
     let mergeInterval: Double
@@ -107,6 +132,7 @@ public final class EditorBinding {
 
     /// Stops following the editor; its history goes back to a fresh snapshot history.
     public func unbind() {
+        for token in transforms { editor.unregister(token) }
         if let listener { editor.unregister(listener) }
         listener = nil
         editor.history = History()

@@ -72,6 +72,8 @@ enum InlineContent {
     ///
     /// - Complexity: O(scalars + nodes · log n).
     static func build(_ runs: [StyledRun], into block: NodeKey, in state: inout EditorState) throws(ModelError) {
+        // Inline content goes before the block's block children (a list item's nested list).
+        let firstBlockChild = state.children(of: block).first { !$0.role.isInline }?.key
         // The open inline elements, outermost first: (mark key, value, node).
         var open: [(key: String, value: CRDTValue, node: NodeKey)] = []
         for run in runs {
@@ -88,7 +90,7 @@ enum InlineContent {
                 // through concurrent edits) shows the content without it.
                 guard accepts(parent, type: type, role: .element(inline: true), in: state) else { continue }
                 let element = try makeNode(type: type, role: .element(inline: true), text: "", fields: object(value), in: &state)
-                try state.append(element, to: parent)
+                try place(element, in: parent, of: block, before: firstBlockChild, in: &state)
                 open.append((key, value, element))
             }
             let parent = open.last?.node ?? block
@@ -109,7 +111,7 @@ enum InlineContent {
                         try state.remove(node)
                         node = try makeTextNode(String(String.UnicodeScalarView(piece)), run.attributes.filter { $0.key != DocumentSchema.textTypeKey && $0.key != DocumentSchema.textFieldsKey }, in: &state)
                     }
-                    try state.append(node, to: parent)
+                    try place(node, in: parent, of: block, before: firstBlockChild, in: &state)
                 }
                 pending.removeAll()
             }
@@ -118,17 +120,27 @@ enum InlineContent {
                 case "\n":
                     try flushText()
                     guard accepts(parent, type: .lineBreak, role: .lineBreak, in: state) else { continue }
-                    try state.append(try makeNode(type: .lineBreak, role: .lineBreak, text: "", fields: [:], in: &state), to: parent)
+                    try place(try makeNode(type: .lineBreak, role: .lineBreak, text: "", fields: [:], in: &state), in: parent, of: block, before: firstBlockChild, in: &state)
                 case "\u{FFFC}" where run.attributes[DocumentSchema.embedKey] != nil:
                     try flushText()
                     guard case .map(let embed)? = run.attributes[DocumentSchema.embedKey], case .string(let type)? = embed["type"],
                           accepts(parent, type: NodeType(type), role: .decorator(inline: true), in: state) else { continue }
-                    try state.append(try makeNode(type: NodeType(type), role: .decorator(inline: true), text: "", fields: object(embed["fields"]), in: &state), to: parent)
+                    try place(try makeNode(type: NodeType(type), role: .decorator(inline: true), text: "", fields: object(embed["fields"]), in: &state), in: parent, of: block, before: firstBlockChild, in: &state)
                 default:
                     pending.append(scalar)
                 }
             }
             try flushText()
+        }
+    }
+
+    /// Links an inline node: in the block itself before its first block child, else at the end of
+    /// its inline element.
+    private static func place(_ node: NodeKey, in parent: NodeKey, of block: NodeKey, before firstBlockChild: NodeKey?, in state: inout EditorState) throws(ModelError) {
+        if parent == block, let firstBlockChild {
+            try state.insert(node, before: firstBlockChild)
+        } else {
+            try state.append(node, to: parent)
         }
     }
 

@@ -20,6 +20,7 @@ extension EditorBinding {
         var fieldsTouched = Set<TreeID>()
         var rootTouched = false
         for container in event.events {
+            if let trace { trace("remote \(container.target): \(container.diff)") }
             switch container.diff {
             case .text(let delta) where container.target == DocumentSchema.text:
                 runs.apply(delta, into: &runChanges)
@@ -42,6 +43,9 @@ extension EditorBinding {
         treeTouched.formUnion(runChanges.added)
         treeTouched.formUnion(runChanges.removed)
         guard !treeTouched.isEmpty || !fieldsTouched.isEmpty || !runChanges.touched.isEmpty || rootTouched else { return }
+        if let trace {
+            trace("runs touched \(runChanges.touched.map(DocumentSchema.string)) added \(runChanges.added.map(DocumentSchema.string)) removed \(runChanges.removed.map(DocumentSchema.string)) tree \(treeTouched.map(DocumentSchema.string))")
+        }
         let marked = selection.marked
         do {
             try editor.update(origin: origin) { [self] (state: inout EditorState) throws(BridgeError) in

@@ -300,6 +300,18 @@ extension EditorBinding {
     func writeText(_ affected: (old: Set<TreeID>, new: Set<NodeKey>), in next: EditorState) throws(BridgeError) {
         guard !affected.old.isEmpty || !affected.new.isEmpty else { return }
         let regions = try textRegions(for: affected, in: next)
+        if let trace {
+            func show(_ symbols: [TextSymbol]) -> String {
+                symbols.map { symbol in
+                    switch symbol {
+                    case .scalar(let scalar): String(scalar)
+                    case .marker(let id): "[\(DocumentSchema.string(id))]"
+                    }
+                }.joined()
+            }
+            trace("local affected old \(affected.old.map(DocumentSchema.string)) new \(affected.new)")
+            for region in regions { trace("local region at \(region.start): \(show(region.oldSymbols).debugDescription) -> \(show(region.newSymbols).debugDescription)") }
+        }
         for region in regions { try apply(region) }
     }
 }

@@ -129,13 +129,20 @@ extension EditorState {
 
     /// Joins neighbouring inline elements of one type with equal fields among `parent`'s
     /// children (a deletion inside a link leaves its two halves side by side; they show as one
-    /// link, and a collaborative document holds them as one).
+    /// link, and a collaborative document holds them as one), and removes inline elements left
+    /// without content.
     ///
     /// - Complexity: O(children of `parent` + children moved · log₃₂ n).
     public mutating func joinEqualInlineElements(in parent: NodeKey) throws(ModelError) {
         var current = self[parent]?.firstChild
         while let key = current, let node = self[key] {
             current = node.nextSibling
+            // An inline element left without content (a link whose text was deleted) goes, as
+            // Lexical removes an element that cannot be empty.
+            if node.role == .element(inline: true), !node.isUnknown, node.childCount == 0 {
+                try remove(key)
+                continue
+            }
             guard node.role == .element(inline: true), !node.isUnknown, let nextKey = node.nextSibling, let next = self[nextKey],
                   next.role == node.role, next.type == node.type, !next.isUnknown, next.fields == node.fields else { continue }
             try moveChildren(of: nextKey, from: 0, to: key, at: node.childCount)

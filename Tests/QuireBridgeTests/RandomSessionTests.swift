@@ -1,6 +1,6 @@
 import Foundation
 import QuireAlgorithms
-import QuireBridge
+@testable import QuireBridge
 import QuireCRDT
 import QuireEditor
 import QuireModel
@@ -30,7 +30,12 @@ import Testing
     ]
     static let typed = ["a", "é", "👍🏽", " ", "xy", "\n", "한", "b\nc"]
 
-    @Test(arguments: [101, 102, 103] as [UInt64])
+    /// `QUIRE_BRIDGE_SEED=N` runs that one seed; `QUIRE_BRIDGE_TRACE=1` prints what the bindings did.
+    static var seeds: [UInt64] {
+        ProcessInfo.processInfo.environment["QUIRE_BRIDGE_SEED"].flatMap(UInt64.init).map { [$0] } ?? [101, 102, 103]
+    }
+
+    @Test(arguments: Self.seeds)
     func peersConverge(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let peerCount = Int.random(in: 3...5, using: &random)
@@ -41,6 +46,9 @@ import Testing
             var document = CRDTDocument(peer: PeerID(index + 1))
             try document.importUpdates(first.binding.exportUpdates())
             peers.append(try Peer("P\(index)", peer: PeerID(index + 1), document: document))
+        }
+        if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_TRACE"] != nil {
+            for peer in peers { peer.binding.trace = { print("\(peer.name): \($0)") } }
         }
         var exported = peers.map(\.binding.document.version)
         var inFlight: [Message] = []
@@ -85,6 +93,7 @@ import Testing
                 // A refused edit (a table command outside a table) changes nothing.
                 description += " (refused: \(error))"
             }
+            if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_TRACE"] != nil { print("STEP \(step) \(peer.name) \(description)") }
             try peer.checkInvariant("seed \(seed) step \(step) after \(description)")
             // What the peer wrote goes out to everyone, in flight until delivered.
             let version = peer.binding.document.version
@@ -97,6 +106,7 @@ import Testing
             for _ in 0..<Int.random(in: 0...3, using: &random) where !inFlight.isEmpty {
                 let index = Int.random(in: 0..<inFlight.count, using: &random)
                 let message = Bool.random(using: &random) ? inFlight.remove(at: index) : inFlight[index]
+                if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_TRACE"] != nil { print("STEP \(step) import into \(peers[message.to].name)") }
                 try peers[message.to].binding.importUpdates(message.bytes)
                 try peers[message.to].checkInvariant("seed \(seed) step \(step) import")
                 if let native = peers[message.to].editor.nativeSelection {

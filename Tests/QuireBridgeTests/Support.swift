@@ -81,6 +81,12 @@ final class Peer {
                 for step in binding.document.toDelta(DocumentSchema.text) {
                     if case .insert(let text, let attributes) = step { dump += "\n  \(text.debugDescription) \(attributes.keys.sorted()) \(attributes["block"].map { "\($0)" } ?? "")" }
                 }
+                if let match = difference.firstMatch(of: /\$\.root\.children\[(\d+)\]/), let index = Int(match.1) {
+                    let mine = canonicalJSON.objectValue?["root"]?.objectValue?["children"]?.arrayValue
+                    let theirs = Projection.canonicalJSON(of: projected).objectValue?["root"]?.objectValue?["children"]?.arrayValue
+                    if let mine, index < mine.count { dump += "\n editor block:     \(JSONWriter().string(mine[index]))" }
+                    if let theirs, index < theirs.count { dump += "\n projection block: \(JSONWriter().string(theirs[index]))" }
+                }
                 dump += "\n editor:    \(text.debugDescription)"
                 dump += "\n projection: \(FlatString.render(projected).debugDescription)"
             }
