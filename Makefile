@@ -8,6 +8,7 @@ PYTHON ?= python3
 # virtualenv of its own; the tests find it through QUIRE_LORO_PYTHON and skip without it.
 INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
+COLLAB := Examples/collab/two-editors.jsonl
 
 .PHONY: run test deps build bench interop-venv load-test
 
@@ -31,7 +32,10 @@ run: build
 	echo; echo "== quire check $(SAMPLE)"; "$$bin/quire" check $(SAMPLE); \
 	echo; echo "== quire render $(SAMPLE)"; "$$bin/quire" render $(SAMPLE); \
 	echo; echo "== quire show $(SAMPLE) --width 60"; "$$bin/quire" show $(SAMPLE) --width 60; \
-	echo; echo "== quire export --pretty $(SAMPLE) (first lines)"; "$$bin/quire" export --pretty $(SAMPLE) | head -n 12
+	echo; echo "== quire export --pretty $(SAMPLE) (first lines)"; "$$bin/quire" export --pretty $(SAMPLE) | head -n 12; \
+	echo; echo "== quire collab-script $(COLLAB): two editors, each bound to its own CRDT document"; cat $(COLLAB); \
+	echo "-- each peer's text, and whether they converged:"; \
+	"$$bin/quire" collab-script $(COLLAB) | grep -o '"[A-Za-z0-9_-]*":{"text":"[^"]*"\|"converged":[a-z]*'
 
 interop-venv:
 	@if [ ! -x $(INTEROP_VENV)/bin/python ]; then \
@@ -52,6 +56,7 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TableBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks BridgeBenchmark
 
 # The sync server under load (loopback, bounded by QUIRE_LOAD_SECONDS, default 30 s per server),
 # against pycrdt-websocket in the same run; not part of `make test`.

@@ -113,7 +113,7 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
-            "QuireInteraction", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient",
+            "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

@@ -1,18 +1,23 @@
 import ArgumentParser
 import Foundation
+import QuireBridge
 import QuireCRDT
+import QuireModel
 
-/// `quire crdt …`: exchange documents with Loro through its JSON updates.
+/// `quire crdt …`: exchange documents with Loro through its JSON updates, and keep Lexical
+/// documents in the CRDT in the bridge's schema (QuireBridge's `DocumentSchema`).
 struct CRDTCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crdt",
         abstract: "Merge and convert CRDT updates (Loro's JSON updates, Quire's binary updates).",
-        subcommands: [Merge.self, Export.self]
+        subcommands: [Merge.self, Export.self, ImportLexical.self, ExportLexical.self, Render.self]
     )
 
     /// The update formats the commands read and write.
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case loroJSON = "loro-json"
+        /// Quire's binary updates or snapshot (QuireCRDT's `exportUpdates`, `exportSnapshot`).
+        case quire
     }
 
     /// A failure tied to the input it came from.
@@ -22,10 +27,10 @@ struct CRDTCommand: ParsableCommand {
         var description: String { "\(file): \(reason)" }
     }
 
-    /// Options shared by both subcommands.
+    /// Options shared by the subcommands that read updates.
     struct Inputs: ParsableArguments {
-        @Option(help: "The update format: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
-        var format: Format = .loroJSON
+        @Option(help: "The update format of the files: \(Format.allCases.map(\.rawValue).joined(separator: ", ")) (default: recognized per file).")
+        var format: Format?
 
         @Option(help: "The peer ID (u64) of the merging document.")
         var peer: UInt64 = 1
@@ -40,17 +45,20 @@ struct CRDTCommand: ParsableCommand {
             var pending: [IDSpan] = []
             for file in files {
                 let bytes = try InputFile.read(file)
+                // Quire's binary frames start with 0xC7, which no JSON text does.
+                let recognized: Format = bytes.first == 0xC7 ? .quire : .loroJSON
+                let hint = format.map { $0 == recognized ? "" : " (the file looks like \(recognized.rawValue) updates)" } ?? ""
                 do {
-                    // Quire's binary frames start with 0xC7, which no JSON text does.
-                    if bytes.first == 0xC7 {
+                    switch format ?? recognized {
+                    case .quire:
                         pending = try doc.importUpdates(bytes).pending
-                    } else {
+                    case .loroJSON:
                         pending = try doc.importJSONUpdates(LoroJSONUpdates(json: bytes)).pending
                     }
                 } catch let error as LoroJSONError {
-                    throw InputError(file: file, reason: error.description)
+                    throw InputError(file: file, reason: error.description + hint)
                 } catch let error as CRDTError {
-                    throw InputError(file: file, reason: error.description)
+                    throw InputError(file: file, reason: error.description + hint)
                 }
             }
             if !pending.isEmpty {
@@ -106,13 +114,7 @@ struct CRDTCommand: ParsableCommand {
         func run() throws {
             let doc = try inputs.merge()
             let json = doc.exportJSONUpdates(from: try Self.version(from)).jsonString(prettyPrinted: pretty)
-            if let output {
-                do { try Data((json + "\n").utf8).write(to: URL(fileURLWithPath: output)) } catch {
-                    throw InputError(file: output, reason: "cannot write: \(error.localizedDescription)")
-                }
-            } else {
-                print(json)
-            }
+            try CRDTCommand.write(Array((json + "\n").utf8), to: output)
         }
 
         /// Parses `{"PEER": END, …}`.
@@ -129,6 +131,108 @@ struct CRDTCommand: ParsableCommand {
                 ends[peer] = OpCounter(n)
             }
             return VersionVector(ends)
+        }
+    }
+
+    /// Writes `bytes` to `output`, or to standard output without one.
+    static func write(_ bytes: [UInt8], to output: String?) throws {
+        guard let output else {
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        do { try Data(bytes).write(to: URL(fileURLWithPath: output)) } catch {
+            throw InputError(file: output, reason: "cannot write: \(error.localizedDescription)")
+        }
+    }
+
+    /// The Lexical document the merged updates hold: the projection of the bridge's schema.
+    static func project(_ inputs: Inputs, config: ConfigOptions) throws -> EditorState {
+        let registry = try config.load().registry
+        let document = try inputs.merge()
+        do { return try Projection.state(of: document, registry: registry) } catch {
+            throw InputError(file: inputs.files.joined(separator: " "), reason: error.description)
+        }
+    }
+
+    /// `quire crdt import-lexical DOC.json --format loro-json|quire [-o UPDATES]`
+    struct ImportLexical: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import-lexical",
+            abstract: "Write a Lexical JSON document into a new CRDT document, in the bridge's schema, as updates.",
+            discussion: """
+            The schema (QuireBridge's DocumentSchema): a movable tree "blocks" with one node per block \
+            (its map holds "type" and the block's Lexical fields), and one rich text "text" where every \
+            text block's content follows its U+2029 marker, formats and links as marks. \
+            `quire crdt export-lexical` and `quire crdt render` read it back.
+            """
+        )
+
+        @Argument(help: "A Lexical JSON document, or - for standard input.")
+        var file: String
+
+        @Option(help: "The update format to write: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var format: Format = .loroJSON
+
+        @Option(help: "The peer ID (u64) of the new document.")
+        var peer: UInt64 = 1
+
+        @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+        var output: String?
+
+        @Flag(help: "Indent the JSON (loro-json only).")
+        var pretty = false
+
+        @OptionGroup var config: ConfigOptions
+
+        func run() throws {
+            let registry = try config.load().registry
+            let state: EditorState
+            do { state = try LexicalJSON.importState(from: InputFile.read(file), registry: registry) } catch let error as InputFile.ReadError {
+                throw error
+            } catch {
+                throw InputError(file: file, reason: "\(error)")
+            }
+            var document = CRDTDocument(peer: peer)
+            do { try Projection.seed(&document, from: state) } catch {
+                throw InputError(file: file, reason: error.description)
+            }
+            switch format {
+            case .loroJSON: try CRDTCommand.write(Array((document.exportJSONUpdates().jsonString(prettyPrinted: pretty) + "\n").utf8), to: output)
+            case .quire: try CRDTCommand.write(document.exportUpdates(), to: output)
+            }
+        }
+    }
+
+    /// `quire crdt export-lexical [--format …] UPDATES...`
+    struct ExportLexical: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export-lexical",
+            abstract: "Merge update files holding a document in the bridge's schema and print it as Lexical JSON."
+        )
+
+        @OptionGroup var inputs: Inputs
+        @OptionGroup var config: ConfigOptions
+
+        @Flag(help: "Indent the JSON.")
+        var pretty = false
+
+        func run() throws {
+            let state = try CRDTCommand.project(inputs, config: config)
+            FileHandle.standardOutput.write(Data(LexicalJSON.exportBytes(state, prettyPrinted: pretty) + [0x0A]))
+        }
+    }
+
+    /// `quire crdt render [--format …] UPDATES...`
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge update files holding a document in the bridge's schema and print the flat string a text view shows."
+        )
+
+        @OptionGroup var inputs: Inputs
+        @OptionGroup var config: ConfigOptions
+
+        func run() throws {
+            print(FlatString.render(try CRDTCommand.project(inputs, config: config)))
         }
     }
 }

@@ -51,14 +51,7 @@ struct EditScript: ParsableCommand {
         let loaded = try config.load()
         let registry = loaded.registry
         let contributions = loaded.configuration.plugins.contributions
-        let initial: EditorState
-        if let document {
-            initial = try LexicalJSON.importState(from: InputFile.read(document), registry: registry)
-        } else {
-            initial = EditorState(registry: registry, paragraphs: [""])
-        }
-        let editor = try Editor(state: initial, storage: TextStorage(), theme: Theme.standard.including(contributions))
-        try editor.install(contributions)
+        let editor = try Self.makeEditor(state: Self.initialState(document, registry: registry), contributions: contributions)
         let interaction = ScriptInteraction(editor: editor)
         var committed: [JSONValue] = []
         if transactions {
@@ -66,25 +59,52 @@ struct EditScript: ParsableCommand {
                 committed.append(update.transaction.jsonValue(replayingOn: update.previousState))
             }
         }
+        try Self.forEachStep(in: script) { step in try Self.apply(step, to: editor, interaction: interaction) }
+        var output = Self.result(of: editor, interaction: interaction)
+        if transactions { output["transactions"] = .array(committed) }
+        print(JSONWriter().string(.object(output)))
+    }
+
+    /// The document a script starts from: the file's, or one empty paragraph.
+    static func initialState(_ document: String?, registry: NodeRegistry) throws -> EditorState {
+        guard let document else { return EditorState(registry: registry, paragraphs: [""]) }
+        return try LexicalJSON.importState(from: InputFile.read(document), registry: registry)
+    }
+
+    /// An editor with a text storage and the plugins' contributions, as a text view would have it.
+    static func makeEditor(state: EditorState, contributions: [PluginContribution]) throws -> Editor {
+        let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(contributions))
+        try editor.install(contributions)
+        return editor
+    }
+
+    /// Reads a JSON Lines script (a file, or - for standard input) and hands every non-blank line's
+    /// JSON to `body`; any error, the line's JSON or the step's, is thrown as a ``StepError``
+    /// naming the line.
+    static func forEachStep(in script: String, _ body: (JSONValue) throws -> Void) throws {
         let lines = String(decoding: try InputFile.read(script), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             do {
-                try Self.apply(JSONParser.parse(String(line)), to: editor, interaction: interaction)
+                try body(JSONParser.parse(String(line)))
             } catch let error as StepError {
                 throw StepError(line: offset + 1, message: error.message)
             } catch {
                 throw StepError(line: offset + 1, message: "\(error)")
             }
         }
+    }
+
+    /// What a script leaves in an editor: {"text": flat string, "selection": [start, end], "state":
+    /// Lexical JSON}, and what its interaction steps left (the viewport, the caret, highlights).
+    static func result(of editor: Editor, interaction: ScriptInteraction) -> JSONObject {
         let selection = editor.nativeSelection ?? 0..<0
         var output: JSONObject = [
             "text": .string(editor.storage?.string ?? FlatString.render(editor.state)),
             "selection": .array([.number(.integer(selection.lowerBound)), .number(.integer(selection.upperBound))]),
             "state": LexicalJSON.export(editor.state),
         ]
-        if transactions { output["transactions"] = .array(committed) }
         for field in interaction.output { output[field.key] = field.value }
-        print(JSONWriter().string(.object(output)))
+        return output
     }
 
     /// Applies one step to `editor`. `interaction` keeps what the interaction steps need across

@@ -235,7 +235,9 @@ extension EditorBinding {
 
 /// Scalars and marks to write into the shared text in one go.
 struct TextWriter {
-    var scalars = String.UnicodeScalarView()
+    /// An array, not a scalar view: counting a view walks it and appending to one copied it,
+    /// which made seeding quadratic.
+    var scalars: [Unicode.Scalar] = []
     var marks: [String: [(range: Range<Int>, value: CRDTValue)]] = [:]
 
     mutating func addMark(_ key: String, _ value: CRDTValue, _ range: Range<Int>) {
@@ -261,7 +263,9 @@ struct TextWriter {
     /// Inserts everything at `position` and marks it.
     func flush(into document: inout CRDTDocument, at position: Int) throws(CRDTError) {
         guard !scalars.isEmpty else { return }
-        try document.insertText(String(scalars), at: position, in: DocumentSchema.text)
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: scalars)
+        try document.insertText(String(text), at: position, in: DocumentSchema.text)
         for key in marks.keys.sorted() {
             for (range, value) in marks[key]! {
                 try document.mark((range.lowerBound + position)..<(range.upperBound + position), key: key, value: value, in: DocumentSchema.text)

@@ -6,6 +6,8 @@ Every reply has "ok": true, or "ok": false with "error". Documents are named by 
 
 Requests ("cmd" and its fields):
   new        doc, peer (decimal string)          create a document with that peer ID
+  styles     doc, styles: {key: "after"|"before"|"both"|"none"}   replace the text style config
+             (config_text_style), e.g. with the expand rules of Quire's document schema
   edit       doc, ops: [op]                      apply scripted edits, then commit
   random     doc, seed, count                    apply `count` random edits (random.Random(seed)), commit
   export     doc, from: {peer: end}              -> json: export_json_updates(from, oplog_vv)
@@ -76,6 +78,69 @@ def id_text(tid):
     return f"{tid.counter}@{tid.peer}"
 
 
+# Quire's document schema (Modules/QuireBridge/DocumentSchema.swift): a tree of blocks, and one
+# shared text where every text block's run starts with U+2029 marked "block" = "counter@peer".
+# These ops edit a block's run by the block's ID, as a Loro app on that schema would:
+#   {"op":"block_insert","block":ID,"offset":N,"text":T,"container":TEXT}
+#   {"op":"block_mark","block":ID,"start":S,"end":E,"key":K,"value":V,"container":TEXT}
+#   {"op":"block_create","tree":TREE,"container":TEXT,"parent":ID|null,"index":I|null,
+#    "after":ID|null,"meta":{K: V},"text":T}   -> ids: ["counter@peer"]
+#      a tree node with that meta, and its marker (then T) where the run of block `after` ends
+#      (at the text's start without one)
+MARKER = "\u2029"
+
+
+def block_runs(text):
+    """[(block ID text, marker position, end of the run)] in text order, positions in scalars."""
+    runs, pos = [], 0
+    for item in text.to_delta():
+        owner = (item.attributes or {}).get("block")
+        for ch in item.insert:
+            if ch == MARKER and owner is not None and all(r[0] != owner for r in runs):
+                if runs:
+                    runs[-1][2] = pos
+                runs.append([owner, pos, None])
+            pos += 1
+    if runs:
+        runs[-1][2] = pos
+    return runs
+
+
+def run_of(text, block):
+    for owner, marker, end in block_runs(text):
+        if owner == block:
+            return marker, end
+    raise ValueError(f"block {block} has no marker in the text")
+
+
+def block_insert(doc, op, out):
+    marker, _ = run_of(text_of(doc, op["container"]), op["block"])
+    text_of(doc, op["container"]).insert(marker + 1 + op["offset"], op["text"])
+
+
+def block_mark(doc, op, out):
+    marker, _ = run_of(text_of(doc, op["container"]), op["block"])
+    text_of(doc, op["container"]).mark(marker + 1 + op["start"], marker + 1 + op["end"], op["key"], op["value"])
+
+
+def block_create(doc, op, out):
+    tree, text = doc.get_tree(op["tree"]), text_of(doc, op["container"])
+    parent = tree_id(op["parent"]) if op.get("parent") else None
+    node = tree.create_at(op["index"], parent) if op.get("index") is not None else tree.create(parent)
+    meta = tree.get_meta(node)
+    for key, value in op.get("meta", {}).items():
+        meta.insert(key, value)
+    at = run_of(text, op["after"])[1] if op.get("after") else 0
+    text.insert(at, MARKER + op.get("text", ""))
+    text.mark(at, at + 1, "block", id_text(node))
+    out.setdefault("ids", []).append(id_text(node))
+
+
+SCHEMA_OPS = {"block_insert": block_insert, "block_mark": block_mark, "block_create": block_create}
+EXPANDS = {"after": loro.ExpandType.After, "before": loro.ExpandType.Before,
+           "both": loro.ExpandType.Both, "none": loro.ExpandType.Null}
+
+
 def plain(value):
     """A deep value as JSON-ready data: bytes as arrays, as Loro serializes binary."""
     if isinstance(value, (bytes, bytearray)):
@@ -88,6 +153,8 @@ def plain(value):
 
 
 def apply_op(doc, op, out):
+    if op["op"] in SCHEMA_OPS:
+        return SCHEMA_OPS[op["op"]](doc, op, out)
     kind, name = op["op"], op.get("container", "")
     if kind == "insert":
         text_of(doc, name).insert(op["pos"], op["text"])
@@ -229,6 +296,12 @@ def handle(request):
         docs[request["doc"]] = new_doc(request["peer"])
         return {}
     doc = docs[request["doc"]]
+    if cmd == "styles":
+        config = loro.StyleConfigMap()
+        for key, expand in request["styles"].items():
+            config.insert(key, EXPANDS[expand])
+        doc.config_text_style(config)
+        return {}
     if cmd == "edit":
         out = {}
         for op in request["ops"]:

@@ -58,6 +58,22 @@ import Testing
         return path
     }
 
+    /// Runs a Python script with loro (`QUIRE_LORO_PYTHON`) on `stdin`.
+    static func runLoroPython(_ script: String, stdin: String) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(loroPython))
+        process.arguments = ["-c", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// A real Loro document imports what `quire crdt export` wrote and holds what `quire crdt merge` prints.
     @Test(.enabled(if: loroPython != nil, "set QUIRE_LORO_PYTHON to a Python with loro==1.17.1 (make test does)"))
     func loroReadsWhatExportWrote() throws {
@@ -74,20 +90,10 @@ import Testing
             return v
         print(json.dumps(plain(doc.get_deep_value())))
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.loroPython!)
-        process.arguments = ["-c", script]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(exported.stdout.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let loro = try Self.runLoroPython(script, stdin: exported.stdout)
+        #expect(loro.status == 0)
         let merged = try QuireProcess.run(["crdt", "merge", Self.fixture])
-        #expect(try Self.json(String(decoding: data, as: UTF8.self)) == Self.json(merged.stdout))
+        #expect(try Self.json(loro.stdout) == Self.json(merged.stdout))
         #expect(try Self.json(merged.stdout) == Self.expectedDeep())
     }
 }

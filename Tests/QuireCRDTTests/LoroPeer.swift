@@ -1,5 +1,6 @@
 import Foundation
 import QuireJSON
+import QuireTestSupport
 import Testing
 @testable import QuireCRDT
 
@@ -8,61 +9,23 @@ import Testing
 /// JSON lines over its standard input and output.
 final class LoroPeer {
     /// The interpreter with loro==1.17.1 installed, when the environment names one.
-    static var python: String? {
-        guard let path = ProcessInfo.processInfo.environment["QUIRE_LORO_PYTHON"], !path.isEmpty else { return nil }
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }
+    static var python: String? { JSONLinesPeer.loroPython }
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/loro_peer.py").path
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = JSONLinesPeer.Failure
 
-    private let process = Process()
-    private let input: FileHandle
-    private let output: FileHandle
-    private var buffer = Data()
+    private let process: JSONLinesPeer
 
     init() throws {
         guard let python = Self.python else { throw Failure(description: "QUIRE_LORO_PYTHON is not set") }
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.script]
-        let toPeer = Pipe(), fromPeer = Pipe()
-        process.standardInput = toPeer
-        process.standardOutput = fromPeer
-        input = toPeer.fileHandleForWriting
-        output = fromPeer.fileHandleForReading
-        try process.run()
-    }
-
-    deinit {
-        try? input.close()  // the peer exits at end of input; nothing to lose here
-        process.waitUntilExit()
+        process = try JSONLinesPeer(name: "loro peer", executable: python, arguments: [Self.script])
     }
 
     /// Sends one request and returns the reply's fields; a reply with `"ok": false` throws its error.
     @discardableResult
-    func request(_ fields: JSONObject) throws -> JSONObject {
-        try input.write(contentsOf: Data(JSONWriter().bytes(.object(fields)) + [0x0A]))
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let reply = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                guard let object = try JSONParser.parse(reply).objectValue else {
-                    throw Failure(description: "a reply that is not an object")
-                }
-                guard object["ok"] == true else {
-                    throw Failure(description: "loro peer: \(object["error"]?.stringValue ?? "unknown error") for \(fields["cmd"]?.stringValue ?? "?")")
-                }
-                return object
-            }
-            let chunk = output.availableData
-            guard !chunk.isEmpty else { throw Failure(description: "the loro peer exited (status \(process.isRunning ? -1 : process.terminationStatus))") }
-            buffer.append(chunk)
-        }
-    }
+    func request(_ fields: JSONObject) throws -> JSONObject { try process.request(fields) }
 
     // MARK: commands
 

@@ -83,9 +83,8 @@ func measure(_ renumbering: Renumbering, top: Bool, headless: Bool) throws -> (s
         try editor.selectionDidChange(location..<location)
         var values = 0
         editor.registerUpdateListener { update in
-            let state = update.state, previous = update.previousState
             values = update.dirtyNodes.filter { key in
-                state[key]?.type == ListItemNodePlugin.type && state[key]?.fields["value"] != previous[key]?.fields["value"]
+                update.state[key]?.type == ListItemNodePlugin.type && update.state[key]?.fields["value"] != update.previousState[key]?.fields["value"]
             }.count
         }
         best = min(best, try Bench.time { try editor.replaceCharacters(in: location..<location, with: "\n") })
