@@ -23,7 +23,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["CLZ4", "CXXHash"], testDependencies: ["QuireTestSupport"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
 ]
@@ -64,6 +64,19 @@ var targets: [Target] = [
         path: "Modules/CCmarkGFM",
         pkgConfig: "libcmark-gfm",
         providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+    ),
+    // Loro's binary formats: LZ4 frames and xxHash32 checksums through Debian's reference libraries.
+    .systemLibrary(
+        name: "CLZ4",
+        path: "Modules/CLZ4",
+        pkgConfig: "liblz4",
+        providers: [.apt(["liblz4-dev"])]
+    ),
+    .systemLibrary(
+        name: "CXXHash",
+        path: "Modules/CXXHash",
+        pkgConfig: "libxxhash",
+        providers: [.apt(["libxxhash-dev"])]
     ),
     .testTarget(
         name: "QuireMarkdownTests",

@@ -133,6 +133,9 @@ struct Change {
     var deps: [OpID]
     var ops: [Op]
     var length: Int32
+    /// Unix time of the commit (0 when not recorded, Loro's default) and the commit message.
+    var timestamp: Int64 = 0
+    var message: String? = nil
 
     var end: OpCounter { counter + length }
     var lastID: OpID { OpID(peer: peer, counter: end - 1) }

@@ -26,13 +26,13 @@ public struct LoroJSONUpdates: Sendable, Hashable {
 public struct LoroJSONChange: Sendable, Hashable {
     /// The ID of the first operation.
     public var id: OpID
-    /// Unix time of the commit (QuireCRDT does not record timestamps; it exports 0).
+    /// Unix time of the commit (0 when not recorded; local QuireCRDT commits record none).
     public var timestamp: Int64
     /// The frontiers the change was made on.
     public var deps: [OpID]
     /// The Lamport timestamp of the first operation.
     public var lamport: Lamport
-    /// The commit message (QuireCRDT does not record messages; it exports null).
+    /// The commit message, if any (kept from imported changes; local commits have none).
     public var message: String?
     /// The operations, their counters contiguous from `id.counter`.
     public var ops: [LoroJSONOp]

@@ -7,8 +7,8 @@ extension CRDTDocument {
     /// Each change is converted against a version-scoped view of its containers
     /// (`VersionTracker`) that starts at the empty version and follows the changes in causal
     /// order. A delete whose targets are not contiguous at that version becomes several Loro
-    /// delete ops, as Loro would have recorded it. Timestamps are exported as 0 and messages as
-    /// null (QuireCRDT records neither).
+    /// delete ops, as Loro would have recorded it. Imported changes keep their timestamps and
+    /// messages; local commits have timestamp 0 and no message.
     /// - Complexity: O(n + h) to index the document (n elements, h operations in the history),
     ///   plus O(k · log n) for k exported operations in a history whose changes each follow the
     ///   previous version; a change concurrent with the one before it also costs a walk of its
@@ -137,7 +137,8 @@ struct LoroJSONExporter {
             }
         }
         scope.finish(end: change.end)
-        return LoroJSONChange(id: OpID(peer: peer, counter: change.counter), timestamp: 0, deps: change.deps, lamport: change.lamport, message: nil, ops: out)
+        return LoroJSONChange(id: OpID(peer: peer, counter: change.counter), timestamp: change.timestamp, deps: change.deps, lamport: change.lamport,
+                              message: change.message, ops: out)
     }
 
     /// Splits one delete span into Loro delete ops whose targets are contiguous at the tracker's

@@ -22,7 +22,7 @@ extension CRDTDocument {
     /// are skipped (imports are idempotent); changes whose dependencies are missing wait in the
     /// document and are reported in ``ImportStatus/pending`` — they are retried by the next JSON
     /// import (binary imports do not look at them). Pending local operations are committed first.
-    /// Timestamps and commit messages are not stored.
+    /// Timestamps and commit messages are kept with the changes.
     ///
     /// Everything is resolved and validated before anything is applied: on a thrown error (a
     /// position out of range, an unknown ID, a child container whose ID is not its op's ID, a
@@ -34,20 +34,25 @@ extension CRDTDocument {
     ///   document's own version indexes the document's history once (O(h)).
     @discardableResult
     public mutating func importJSONUpdates(_ updates: LoroJSONUpdates) throws(LoroJSONError) -> ImportStatus {
+        try importPositional(updates.changes.enumerated().map { PendingJSONChange(change: $1, source: "$.changes[\($0)]") })
+    }
+
+    /// Imports position-based changes (Loro's JSON or binary updates), each with where it came
+    /// from for error messages; see ``importJSONUpdates(_:)-(LoroJSONUpdates)``.
+    mutating func importPositional(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
         if !s.txnOps.isEmpty {
             // Resolve against a committed copy so that a failure leaves this value untouched.
             var staged = self
             staged.commit()
-            let status = try staged.importJSONUpdatesCommitted(updates)
+            let status = try staged.importPositionalCommitted(incoming)
             self = staged
             return status
         }
-        return try importJSONUpdatesCommitted(updates)
+        return try importPositionalCommitted(incoming)
     }
 
-    private mutating func importJSONUpdatesCommitted(_ updates: LoroJSONUpdates) throws(LoroJSONError) -> ImportStatus {
-        var candidates = s.pendingJSON
-        for (i, change) in updates.changes.enumerated() { candidates.append(PendingJSONChange(change: change, source: "$.changes[\(i)]")) }
+    private mutating func importPositionalCommitted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        let candidates = s.pendingJSON + incoming
         var importer = LoroJSONImporter(storage: s)
         let (converted, waiting) = try importer.convertReady(candidates)
         let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + OpCounter($0.change.length)) }
@@ -259,7 +264,8 @@ struct LoroJSONImporter {
         scope.finish(end: end)
         convertedSpans.append((peer, change.id.counter, end, change.deps))
         graph?.add(peer: peer, start: change.id.counter, end: end, deps: change.deps)
-        return Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops, length: end - change.id.counter)
+        return Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops, length: end - change.id.counter,
+                      timestamp: change.timestamp, message: change.message)
     }
 
     /// The version vector of `deps` over the document's history and the converted changes.

@@ -47,7 +47,7 @@ extension Change {
         }
         guard let first = ops.first else { return nil }
         return Change(peer: peer, counter: first.counter, lamport: lamport + Lamport(first.counter - counter),
-                      deps: [OpID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter)
+                      deps: [OpID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter, timestamp: timestamp, message: message)
     }
 }
 
@@ -303,9 +303,11 @@ extension CRDTDocument {
     /// Imports an update or snapshot blob. Idempotent and order-independent: changes whose
     /// dependencies are missing wait and apply when they arrive. Malformed, corrupted or hostile
     /// bytes throw and leave the document unchanged. Pending local operations are committed first.
+    /// Loro's binary blobs (they start with `loro`) go to ``importLoro(_:)``.
     /// - Complexity: O(ops · log n) plus O(k · log n) per concurrent run integrated.
     @discardableResult
     public mutating func importUpdates(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
+        if LoroEnvelope.isLoro(bytes) { return try importLoro(bytes) }
         let (kind, reader) = try Frame.open(bytes)
         var r = reader
         let incoming: [Change]

@@ -10,6 +10,9 @@ Requests ("cmd" and its fields):
   random     doc, seed, count                    apply `count` random edits (random.Random(seed)), commit
   export     doc, from: {peer: end}              -> json: export_json_updates(from, oplog_vv)
   import     doc, json                           import_json_updates
+  export_bin doc, mode ("updates", "snapshot", "shallow"), from: {peer: end} (updates),
+             frontiers: ["counter@peer"] (shallow)  -> bytes: base64 of export(ExportMode…)
+  import_bin doc, bytes (base64)                 import_; -> pending: whether changes wait
   state      doc, texts: [cid]                   -> deep (deep value, bytes as arrays), deltas
                                                    {cid: [{insert, attributes?}]}, vv {peer: end},
                                                    frontiers ["counter@peer"]
@@ -25,6 +28,7 @@ Scripted ops (positions in Unicode scalars; containers are root names unless "ci
   {"op":"tree_move","node":ID,"parent":ID|null,"index":I,"container":C}
   {"op":"tree_delete","node":ID,"container":C}       {"op":"tree_meta","node":ID,"key":K,"value":V,"container":C}
 """
+import base64
 import json
 import random
 import sys
@@ -246,6 +250,25 @@ def handle(request):
         return {"json": doc.export_json_updates(start, doc.oplog_vv)}
     if cmd == "import":
         status = doc.import_json_updates(request["json"])
+        return {"pending": status.pending is not None}
+    if cmd == "export_bin":
+        mode = request["mode"]
+        if mode == "updates":
+            start = loro.VersionVector()
+            for peer, end in request.get("from", {}).items():
+                if end > 0:
+                    start.set_end(loro.ID(int(peer), end))
+            blob = doc.export(loro.ExportMode.Updates(start))
+        elif mode == "snapshot":
+            blob = doc.export(loro.ExportMode.Snapshot())
+        elif mode == "shallow":
+            ids = [loro.ID(int(p), int(c)) for c, p in (f.split("@") for f in request["frontiers"])]
+            blob = doc.export(loro.ExportMode.ShallowSnapshot(loro.Frontiers.from_ids(ids)))
+        else:
+            raise ValueError(f"unknown export mode {mode}")
+        return {"bytes": base64.b64encode(bytes(blob)).decode("ascii")}
+    if cmd == "import_bin":
+        status = doc.import_(base64.b64decode(request["bytes"]))
         return {"pending": status.pending is not None}
     if cmd == "state":
         vv = {str(peer): end for peer, end in version_ends(doc.oplog_vv).items()}

@@ -87,6 +87,36 @@ final class LoroPeer {
 
     func importJSON(_ doc: String, _ json: String) throws { try request(["cmd": "import", "doc": doc, "json": json]) }
 
+    /// What `export(ExportMode…)` writes.
+    enum BinaryMode {
+        case updates(from: VersionVector)
+        case snapshot
+        case shallow(Frontiers)
+    }
+
+    func exportBinary(_ doc: String, _ mode: BinaryMode) throws -> [UInt8] {
+        var fields: [String: Any] = ["cmd": "export_bin", "doc": doc]
+        switch mode {
+        case .updates(let from):
+            fields["mode"] = "updates"
+            fields["from"] = Dictionary(uniqueKeysWithValues: from.ends.map { (String($0.key), Int($0.value)) })
+        case .snapshot: fields["mode"] = "snapshot"
+        case .shallow(let f):
+            fields["mode"] = "shallow"
+            fields["frontiers"] = f.ids.map(\.description)
+        }
+        guard let text = try request(fields)["bytes"] as? String, let data = Data(base64Encoded: text) else {
+            throw Failure(description: "export_bin returned no bytes")
+        }
+        return [UInt8](data)
+    }
+
+    /// Imports a binary blob; returns whether changes wait for missing dependencies.
+    @discardableResult
+    func importBinary(_ doc: String, _ bytes: [UInt8]) throws -> Bool {
+        try request(["cmd": "import_bin", "doc": doc, "bytes": Data(bytes).base64EncodedString()])["pending"] as? Bool ?? false
+    }
+
     /// What a Loro document holds, as values comparable with a ``CRDTDocument``'s.
     struct State {
         var deep: CRDTValue
@@ -113,7 +143,7 @@ enum Comparable {
     /// A deep value without root containers that are empty (Loro lists every root a document
     /// touched; QuireCRDT only those with state).
     static func deep(_ v: CRDTValue) -> CRDTValue {
-        guard case .map(let roots) = v else { return v }
+        guard case .map(let roots) = plain(v) else { return v }
         return .map(roots.filter { _, value in
             switch value {
             case .string(let s): return !s.isEmpty
@@ -122,6 +152,16 @@ enum Comparable {
             default: return true
             }
         })
+    }
+
+    /// Binary as a list of byte values, as the peer sends Loro's bytes over JSON.
+    static func plain(_ v: CRDTValue) -> CRDTValue {
+        switch v {
+        case .binary(let b): return .list(b.map { .int(Int64($0)) })
+        case .list(let l): return .list(l.map(plain))
+        case .map(let m): return .map(m.mapValues(plain))
+        default: return v
+        }
     }
 
     /// A text delta as loro-py's `to_delta()` gives it (attributes omitted when there are none).
