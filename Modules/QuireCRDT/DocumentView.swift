@@ -236,11 +236,13 @@ extension MarkInfo {
 
 extension CRDTDocument {
     /// A read-only view of the document at `frontiers` (Loro's `checkout`, without detaching:
-    /// see ``DocumentView``). Throws when a frontier is not in the committed history.
+    /// see ``DocumentView``). Throws when a frontier is not in the committed history, and for a
+    /// document whose history starts at a shallow root (``VersionError/historyTrimmed(root:)``).
     /// - Complexity: O(c · d) for the causal walk, plus O(m + t) for map writes and tree
     ///   operations, plus O(ops + runs) the first time after a change (the history index is
     ///   cached until the document changes).
     public func checkout(_ frontiers: Frontiers) throws(VersionError) -> DocumentView {
+        if let root = s.shallowRoot { throw .historyTrimmed(root: root.frontiers) }
         let vv = try versionVector(of: frontiers)
         return DocumentView(index: historyIndex(), version: vv, frontiers: s.frontiers(of: vv))
     }

@@ -38,7 +38,7 @@ extension CRDTDocument {
     /// - Complexity: O(n) to copy the state; as ``fork(at:peer:)`` when operations are uncommitted.
     public func fork(peer: PeerID? = nil) -> CRDTDocument {
         let newPeer = peer ?? CRDTDocument.randomPeer(avoiding: s.peer)
-        if !s.txnOps.isEmpty {
+        if !s.txnOps.isEmpty, s.shallowRoot == nil {
             // Leaving out uncommitted operations needs the state of the committed version.
             // The committed version never splits a mark: committed changes hold whole ops.
             return DocumentView(index: historyIndex(), version: s.version, frontiers: s.frontiers).makeDocument(peer: newPeer, history: s)

@@ -58,7 +58,7 @@ struct LoroJSONExporter {
     }
 
     mutating func frontiers(of vv: VersionVector) -> Frontiers {
-        if graph == nil { graph = CausalGraph(history: storage.changes) }
+        if graph == nil { graph = CausalGraph(history: storage.changes, root: storage.shallowRoot) }
         return graph!.frontiers(of: vv)
     }
 
@@ -71,10 +71,12 @@ struct LoroJSONExporter {
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
             if let t = scope.tracker(for: c) { return t }
-            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: true, version: VersionVector(), frontiers: [])
+            let root = storage.shallowRoot
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: true, present: root?.version,
+                                                  version: root?.version ?? VersionVector(), frontiers: root?.frontiers.ids ?? [])
             trackers[c] = t
             if scope.use(t, for: c) {
-                if graph == nil { graph = CausalGraph(history: storage.changes) }
+                if graph == nil { graph = CausalGraph(history: storage.changes, root: storage.shallowRoot) }
                 let vv = scope.target ?? graph!.versionVector(of: scope.deps)
                 scope.target = vv
                 t.checkout(to: vv, frontiers: scope.deps, container: c, indexes: [index])

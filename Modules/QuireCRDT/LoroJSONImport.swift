@@ -167,6 +167,9 @@ struct LoroJSONImporter {
 
     private mutating func convert(_ change: LoroJSONChange, source: String, opOffset: Int) throws(LoroJSONError) -> Change {
         let peer = change.id.peer
+        if let root = storage.shallowRoot, !root.followedBy(change.deps) {
+            throw .invalidOperation(path: source, reason: "the change depends on history before the shallow root \(root.frontiers.ids), which this document does not have")
+        }
         var scope = ChangeTrackers(peer: peer, deps: change.deps)
         var ops: [Op] = []
         ops.reserveCapacity(change.ops.count)
@@ -271,7 +274,7 @@ struct LoroJSONImporter {
     /// The version vector of `deps` over the document's history and the converted changes.
     private mutating func versionVector(of deps: [OpID]) -> VersionVector {
         if graph == nil {
-            var g = CausalGraph(history: storage.changes)
+            var g = CausalGraph(history: storage.changes, root: storage.shallowRoot)
             for s in convertedSpans { g.add(peer: s.peer, start: s.start, end: s.end, deps: s.deps) }
             graph = g
         }

@@ -103,9 +103,12 @@ struct Creator {
 
 extension CRDTDocument {
     /// Exports the whole document (history, state, pending changes) as a snapshot blob.
-    /// Uncommitted local operations are not included; commit first.
+    /// Uncommitted local operations are not included; commit first. Quire's format holds the
+    /// whole history: a document loaded from a Loro shallow snapshot exports Loro's snapshot
+    /// instead (``exportLoroSnapshot()``), which ``load(snapshot:peer:)`` reads as well.
     /// - Complexity: O(n).
     public func exportSnapshot() -> [UInt8] {
+        if s.shallowRoot != nil { return exportLoroSnapshot() }
         let st = s
         var t = EncodeTables()
         var w = ByteWriter()
@@ -251,9 +254,15 @@ extension CRDTDocument {
         }
     }
 
-    /// Loads a snapshot into a new document for `peer`. Throws for malformed bytes.
+    /// Loads a snapshot into a new document for `peer`: Quire's own, or Loro's (which starts
+    /// with `loro`, see ``importLoro(_:)``). Throws for malformed bytes.
     /// - Complexity: O(n).
     public static func load(snapshot bytes: [UInt8], peer: PeerID) throws(CRDTError) -> CRDTDocument {
+        if LoroEnvelope.isLoro(bytes) {
+            var doc = CRDTDocument(peer: peer)
+            try doc.importLoro(bytes)
+            return doc
+        }
         let (kind, reader) = try Frame.open(bytes)
         guard kind == .snapshot else { throw .malformedBytes(offset: 1, reason: "not a snapshot") }
         var r = reader

@@ -32,6 +32,28 @@ enum ParentSlot {
     case node(TreeID)
 }
 
+/// Where the history of a document loaded from a Loro shallow snapshot starts: the operations
+/// in `version` (the causal past of `frontiers`) are only known through the state at that
+/// version, and the state of its maps and trees is kept as the base that undo reads.
+struct ShallowRoot {
+    var version: VersionVector
+    var frontiers: Frontiers
+    var maps: [ContainerID: [String: MapEntry]]
+    var trees: [ContainerID: TreeState]
+    /// The root's frontier operations as the snapshot carried them (Loro keeps them as the
+    /// history's anchor), to write them again when this document exports a shallow snapshot.
+    var anchors: [LoroJSONChange] = []
+
+    /// Whether a change with dependencies `deps` (all known) has the whole root in its past:
+    /// one dependency after the root (such a change was checked when it came), or the root's
+    /// frontiers themselves.
+    /// - Complexity: O(d · f) for d dependencies and f root frontiers.
+    func followedBy(_ deps: [OpID]) -> Bool {
+        if deps.contains(where: { $0.counter >= version[$0.peer] }) { return true }
+        return frontiers.ids.allSatisfy { f in deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }
+    }
+}
+
 /// The whole state of a document. Mutated only when uniquely referenced (copy-on-write).
 final class DocStorage: @unchecked Sendable {
     var peer: PeerID
@@ -49,6 +71,8 @@ final class DocStorage: @unchecked Sendable {
     var pending: [Change] = []
     // Loro JSON changes waiting for dependencies (positions resolve only at their dependencies)
     var pendingJSON: [PendingJSONChange] = []
+    // Set when the history starts at a shallow root (a Loro shallow snapshot)
+    var shallowRoot: ShallowRoot?
     // State
     @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
     @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
@@ -76,6 +100,7 @@ final class DocStorage: @unchecked Sendable {
         c.txnLength = txnLength
         c.pending = pending
         c.pendingJSON = pendingJSON
+        c.shallowRoot = shallowRoot
         c.sequences = sequences.mapValues { $0.copy() }
         c.maps = maps
         c.trees = trees

@@ -255,6 +255,8 @@ extension DocStorage {
         var readyByPeer: [PeerID: [Change]] = [:]
         for ch in ready {
             for d in ch.deps {
+                // Operations before a shallow root have no recorded Lamport (the root is older).
+                if lamport(of: d) == nil, shallowRoot?.version.includes(d) == true { continue }
                 let l = lamport(of: d) ?? readyByPeer[d.peer].flatMap { DocStorage.lamport(in: $0, d.counter) }
                 guard let l, l < ch.lamport else {
                     throw .invalidReference(container: .root(name: "", type: .map), id: OpID(peer: ch.peer, counter: ch.counter),

@@ -489,6 +489,10 @@ extension CRDTDocument {
         // The winner among the writes that stay; the map keeps only the current winner, so the
         // history is read.
         var best: [ContainerID: [String: MapEntry]] = [:]
+        // A shallow document's root state holds the writes before its history.
+        for (c, map) in s.shallowRoot?.maps ?? [:] {
+            for (key, entry) in map where keys[c]?.contains(key) == true { best[c, default: [:]][key] = entry }
+        }
         for (peer, list) in s.changes {
             for ch in list {
                 for op in ch.ops {
@@ -512,7 +516,7 @@ extension CRDTDocument {
     private mutating func revertNodes(_ c: ContainerID, _ nodes: [TreeID], scope: RevertScope) {
         let st = mutate()
         guard let log = st.trees[c]?.log else { return }
-        var wanted = TreeState()
+        var wanted = st.shallowRoot?.trees[c] ?? TreeState()
         var none: [TreeDiff] = []
         for r in log where !scope.reverts(OpID(peer: r.peer, counter: r.counter)) { wanted.apply(r, diffs: &none, record: false) }
         func depth(_ n: TreeID) -> Int {

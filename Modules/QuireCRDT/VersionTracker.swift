@@ -30,13 +30,29 @@ final class VersionTracker {
     ///   - elements: the document's sequence (nil: an empty container).
     ///   - allFuture: true to start at the empty version (every element future, counts exact);
     ///     false to start at the document's version (deleted elements counted once, approximately).
+    ///   - present: with `allFuture`, the elements this version includes start active instead:
+    ///     a shallow document's root, whose operations are not in the history to replay.
     /// - Complexity: O(n log n) for n runs.
-    init(elements: FugueSequence?, allFuture: Bool, version: VersionVector, frontiers: [OpID]) {
+    init(elements: FugueSequence?, allFuture: Bool, present: VersionVector? = nil, version: VersionVector, frontiers: [OpID]) {
         self.version = version
         self.frontiers = frontiers.sorted()
         var runs: [Elem] = []
         var tombstones: [IDSpan] = []
-        elements?.forEachElem { e in
+        elements?.forEachElem { whole in
+            var e = whole
+            if allFuture, let present {
+                // Active up to the root's end for this peer, future after it.
+                let end = present[e.peer]
+                if end > e.counter && end < e.counter + e.length {
+                    let k = end - e.counter
+                    runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: k, left: e.originLeft, right: e.originRight, status: 0))
+                    e = Elem(peer: e.peer, counter: end, lamport: e.lamport + Lamport(k), length: e.length - k, originLeft: OptID(peer: e.peer, counter: end - 1),
+                             originRight: e.originRight, content: 0, utf16: 0, utf8: 0, kind: e.kind, deleted: e.deleted)
+                } else if end >= e.counter + e.length {
+                    runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: e.length, left: e.originLeft, right: e.originRight, status: 0))
+                    return
+                }
+            }
             let status: UInt16 = allFuture ? Self.futureBit : (e.deleted ? 1 : 0)
             if e.deleted && !allFuture { tombstones.append(IDSpan(peer: e.peer, start: e.counter, end: e.counter + e.length)) }
             runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: e.length, left: e.originLeft, right: e.originRight, status: status))
@@ -385,9 +401,13 @@ struct CausalGraph {
     /// Per peer, the changes' (first counter, end, deps), sorted by counter.
     private var changes: [PeerID: [(start: OpCounter, end: OpCounter, deps: [OpID])]] = [:]
     private var cache: [[OpID]: VersionVector] = [:]
+    /// A shallow document's root: its operations are not in `changes`, but a version that
+    /// includes the root's frontiers includes all of them.
+    private let root: ShallowRoot?
 
     /// - Complexity: O(c) for c changes.
-    init(history: [PeerID: [Change]]) {
+    init(history: [PeerID: [Change]], root: ShallowRoot? = nil) {
+        self.root = root
         for (peer, list) in history { changes[peer] = list.map { ($0.counter, $0.end, $0.deps) } }
     }
 
@@ -417,6 +437,7 @@ struct CausalGraph {
                 i -= 1
             }
         }
+        if let root, root.frontiers.ids.allSatisfy({ vv.includes($0) }) { vv.merge(root.version) }
         cache[key] = vv
         return vv
     }

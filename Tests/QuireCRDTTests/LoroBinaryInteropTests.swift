@@ -115,4 +115,64 @@ struct LoroBinaryInteropTests {
         try partial.importLoro(loro.exportBinary("a", .snapshot))
         try T.expectSame(partial, loro, "a", "after a snapshot on top of updates")
     }
+
+    /// Loro's shallow snapshot into Quire: the root state, the history after it, and then both
+    /// sides keep editing and exchange updates.
+    @Test func loroShallowSnapshotImportsIntoSwift() throws {
+        let loro = try LoroPeer()
+        for seed in UInt64(0)..<6 {
+            try loro.create("a", peer: 700 + seed)
+            try loro.randomEdits("a", seed: 100 + seed, count: 80)
+            let mid = try loro.state("a", texts: []).frontiers
+            try loro.randomEdits("a", seed: 200 + seed, count: 40 + 60 * Int(seed % 2))
+            var doc = T.document(peer: 800 + seed)
+            try doc.importLoro(loro.exportBinary("a", .shallow(mid)))
+            try T.expectSame(doc, loro, "a", "seed \(seed): after importing the shallow snapshot")
+            #expect(throws: VersionError.self) { try doc.checkout(doc.frontiers) }
+            let have = doc.version
+            try loro.randomEdits("a", seed: 300 + seed, count: 30)
+            try doc.importLoro(loro.exportBinary("a", .updates(from: have)))
+            try T.expectSame(doc, loro, "a", "seed \(seed): after Loro's later edits")
+            let sent = doc.version
+            var rng = SeededRNG(seed: seed)
+            for _ in 0..<20 { try T.randomEdit(&doc, &rng) }
+            doc.commit()
+            try loro.importBinary("a", doc.exportLoroUpdates(from: sent))
+            try T.expectSame(doc, loro, "a", "seed \(seed): after Quire's edits on the shallow document")
+            // The shallow document re-exports itself; a fresh Loro document reads it.
+            try loro.create("b", peer: 900 + seed)
+            try loro.importBinary("b", doc.exportLoroSnapshot())
+            try T.expectSame(doc, loro, "b", "seed \(seed): Quire's snapshot of the shallow document")
+            try loro.drop("a")
+            try loro.drop("b")
+        }
+    }
+
+    /// Quire's shallow snapshots into Loro, at several frontiers.
+    @Test func swiftShallowSnapshotImportsIntoLoro() throws {
+        let loro = try LoroPeer()
+        var doc = try Self.sampleDocument()
+        try loro.create("src", peer: 55)
+        try loro.importBinary("src", doc.exportLoroUpdates())
+        var frontiers: [Frontiers] = [doc.frontiers]
+        for round in 0..<4 {
+            let have = doc.version
+            try loro.randomEdits("src", seed: 40 + UInt64(round), count: 25)
+            try doc.importLoro(loro.exportBinary("src", .updates(from: have)))
+            var rng = SeededRNG(seed: UInt64(round))
+            for _ in 0..<10 { try T.randomEdit(&doc, &rng) }
+            doc.commit()
+            try loro.importBinary("src", doc.exportLoroUpdates(from: have))
+            frontiers.append(doc.frontiers)
+        }
+        for (i, f) in frontiers.enumerated() {
+            try loro.create("s\(i)", peer: 60 + UInt64(i))
+            try loro.importBinary("s\(i)", doc.exportShallowSnapshot(at: f))
+            try T.expectSame(doc, loro, "s\(i)", "shallow snapshot at \(f.ids)")
+            var back = T.document(peer: 70 + UInt64(i))
+            try back.importLoro(doc.exportShallowSnapshot(at: f))
+            try T.expectSame(back, loro, "s\(i)", "Quire reading its own shallow snapshot at \(f.ids)")
+            try loro.drop("s\(i)")
+        }
+    }
 }

@@ -122,6 +122,7 @@ final class LoroPeer {
         var deep: CRDTValue
         var deltas: [String: CRDTValue]
         var version: VersionVector
+        var frontiers: Frontiers
     }
 
     func state(_ doc: String, texts: [ContainerID]) throws -> State {
@@ -134,7 +135,12 @@ final class LoroPeer {
         for (name, list) in reply["deltas"] as? [String: Any] ?? [:] { deltas[name] = try value(list) }
         var ends: [PeerID: OpCounter] = [:]
         for (peer, end) in reply["vv"] as? [String: Int] ?? [:] { ends[PeerID(peer)!] = OpCounter(end) }
-        return State(deep: try value(reply["deep"]), deltas: deltas, version: VersionVector(ends))
+        var ids: [OpID] = []
+        for text in reply["frontiers"] as? [String] ?? [] {
+            let parts = text.split(separator: "@")
+            ids.append(OpID(peer: PeerID(parts[1])!, counter: OpCounter(parts[0])!))
+        }
+        return State(deep: try value(reply["deep"]), deltas: deltas, version: VersionVector(ends), frontiers: Frontiers(ids))
     }
 }
 

@@ -211,3 +211,257 @@ enum LoroStateEncoder {
         w.lengthPrefixed([])
     }
 }
+
+/// Builds containers from a state SSTable's entries (shallow roots and lazily loaded snapshots).
+/// The state has no Fugue origins: each container's elements are chained in document order
+/// (left origin the element before, no right origin), as Loro's tracker treats the elements
+/// that existed before the operations it replays.
+enum LoroStateDecoder {
+    /// Decodes every entry into `st` (its containers must be empty), skipping the `fr` key.
+    /// - Complexity: O(size of the state).
+    static func load(_ entries: [(key: [UInt8], value: ByteReader)], into st: DocStorage) throws(CRDTError) {
+        for (key, value) in entries where key != Array("fr".utf8) {
+            let c: ContainerID
+            do throws(CRDTError) { c = try ContainerID(loroKey: key) } catch {
+                throw CRDTError.malformedBytes(offset: value.offset, reason: "state key: \(error)")
+            }
+            try container(c, value, into: st)
+        }
+        // Child containers hang under the value that holds them.
+        for (c, map) in st.maps {
+            for (k, e) in map { st.registerChild(e.value, parent: c, slot: .key(k)) }
+        }
+        for (c, seq) in st.sequences where c.type == .list {
+            seq.forEachElem { e in
+                guard e.kind == .value else { return }
+                for k in 0..<Int(e.length) { st.registerChild(seq.values[Int(e.content) + k], parent: c, slot: .element(e.id.advanced(by: Int32(k)))) }
+            }
+        }
+        for (c, tree) in st.trees {
+            for n in tree.nodes.keys { st.parents[.normal(id: n, type: .map)] = (c, .node(n)) }
+        }
+    }
+
+    /// Decodes one wrapper.
+    static func container(_ c: ContainerID, _ value: ByteReader, into st: DocStorage) throws(CRDTError) {
+        var r = value
+        let at = r.offset
+        let kind = try r.u8()
+        guard kind == c.type.loroKind else {
+            throw CRDTError.malformedBytes(offset: at, reason: "the wrapper of \(c) holds a \(ContainerType.loroName(ofKind: kind)) state")
+        }
+        let depthAt = r.offset
+        guard try r.uvarint() >= 1 else { throw CRDTError.malformedBytes(offset: depthAt, reason: "depth 0") }
+        let optionAt = r.offset
+        switch try r.u8() {
+        case 0: break
+        case 1: _ = try Postcard.containerID(&r)
+        case let v: throw CRDTError.malformedBytes(offset: optionAt, reason: "bad Option tag \(v)")
+        }
+        switch c.type {
+        case .text: st.sequences[c] = try text(&r)
+        case .list: st.sequences[c] = try list(&r)
+        case .map: st.maps[c] = try map(&r)
+        case .tree: st.trees[c] = try tree(&r)
+        }
+        try r.expectEnd("the state of \(c)")
+    }
+
+    private static func id(_ peers: [PeerID], _ peer: Int64, _ counter: Int64, _ lamportDelta: Int64, at: Int) throws(CRDTError) -> (PeerID, OpCounter, Lamport) {
+        let lamport = counter + lamportDelta
+        guard let p = peers[safe: Int(peer)], counter >= 0, counter <= Int64(OpCounter.max), lamport >= 0, lamport <= Int64(Lamport.max / 2) else {
+            throw CRDTError.malformedBytes(offset: at, reason: "ID (peer \(peer), counter \(counter), Lamport \(lamport)) out of range")
+        }
+        return (p, OpCounter(counter), Lamport(lamport))
+    }
+
+    /// Chains runs: each run's left origin is the element before it.
+    private static func chain(_ elems: inout [Elem]) {
+        var left = OptID.none
+        for i in elems.indices {
+            elems[i].originLeft = left
+            elems[i].originRight = .none
+            left = OptID(elems[i].lastID)
+        }
+    }
+
+    static func text(_ r: inout ByteReader) throws(CRDTError) -> FugueSequence {
+        let seq = FugueSequence()
+        seq.scalars = try r.scalars()
+        let peers = try PeerTable.read(&r)
+        try Columnar.fields(&r, 3, "text state")
+        let at = r.offset
+        var cols = try Columnar.vector(&r, columns: 4, "text spans")
+        let peerColumn = try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "span peers")
+        let counterColumn = try Columnar.deltaRle(&cols[1], range: Int64(Int32.min)...Int64(Int32.max), "span counters")
+        let lamportColumn = try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "span Lamports")
+        let lenColumn = try Columnar.deltaRle(&cols[3], range: -1...Int64(Int32.max), "span lengths")
+        guard counterColumn.count == peerColumn.count, lamportColumn.count == peerColumn.count, lenColumn.count == peerColumn.count else {
+            throw CRDTError.malformedBytes(offset: at, reason: "text span columns of different lengths")
+        }
+        let keyCount = try r.count("style key count")
+        var keys: [String] = []
+        for _ in 0..<keyCount { keys.append(try r.string()) }
+        let markCount = try r.count("mark count", minBytes: 4)
+        var marks: [(String, CRDTValue, UInt8)] = []
+        for _ in 0..<markCount {
+            let rowAt = r.offset
+            guard try r.uvarint() == 3 else { throw CRDTError.malformedBytes(offset: rowAt, reason: "a mark row must have 3 fields") }
+            let k = try r.uvarint()
+            guard let key = keys[safe: Int(clamping: k)] else { throw CRDTError.malformedBytes(offset: rowAt, reason: "style key \(k) out of range") }
+            let value = try Postcard.value(&r)
+            marks.append((key, value, try r.u8()))
+        }
+        var elems: [Elem] = []
+        elems.reserveCapacity(peerColumn.count)
+        var content: Int32 = 0
+        var nextMark = 0
+        var open = Set<OpID>()
+        for i in peerColumn.indices {
+            let (peer, counter, lamport) = try id(peers, peerColumn[i], counterColumn[i], lamportColumn[i], at: at)
+            let len = lenColumn[i]
+            if len > 0 {
+                guard Int64(content) + len <= Int64(seq.scalars.count), Int64(counter) + len <= Int64(OpCounter.max) else {
+                    throw CRDTError.malformedBytes(offset: at, reason: "text spans cover more than the \(seq.scalars.count) scalars of the text")
+                }
+                let n = Int32(len)
+                elems.append(Elem(peer: peer, counter: counter, lamport: lamport, length: n, originLeft: .none, originRight: .none,
+                                  content: content, utf16: seq.utf16Count(content, n), utf8: seq.utf8Count(content, n), kind: .text, deleted: false))
+                content += n
+            } else if len == 0 {
+                guard nextMark < marks.count else { throw CRDTError.malformedBytes(offset: at, reason: "a style start without its mark row") }
+                let (key, value, info) = marks[nextMark]
+                nextMark += 1
+                let markID = OpID(peer: peer, counter: counter)
+                seq.marks[markID] = MarkInfo(key: key, value: value, expand: ExpandType(loroInfo: info), lamport: lamport, peer: peer)
+                open.insert(markID)
+                elems.append(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: .none, originRight: .none,
+                                  content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
+            } else {
+                guard counter > 0, open.remove(OpID(peer: peer, counter: counter - 1)) != nil else {
+                    throw CRDTError.malformedBytes(offset: at, reason: "a style end \(OpID(peer: peer, counter: counter)) without its start")
+                }
+                elems.append(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: .none, originRight: .none,
+                                  content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false))
+            }
+        }
+        guard Int(content) == seq.scalars.count, nextMark == marks.count, open.isEmpty else {
+            throw CRDTError.malformedBytes(offset: at, reason: "text spans do not match the text and its marks")
+        }
+        chain(&elems)
+        guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: at, reason: "overlapping element IDs in a text") }
+        return seq
+    }
+
+    static func list(_ r: inout ByteReader) throws(CRDTError) -> FugueSequence {
+        let seq = FugueSequence()
+        let n = try r.count("list length")
+        for _ in 0..<n { seq.values.append(try Postcard.value(&r)) }
+        let peers = try PeerTable.read(&r)
+        try Columnar.fields(&r, 1, "list state")
+        let at = r.offset
+        var cols = try Columnar.vector(&r, columns: 3, "list IDs")
+        let peerColumn = try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "list peers")
+        let counterColumn = try Columnar.deltaRle(&cols[1], range: Int64(Int32.min)...Int64(Int32.max), "list counters")
+        let lamportColumn = try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "list Lamports")
+        guard peerColumn.count == n, counterColumn.count == n, lamportColumn.count == n else {
+            throw CRDTError.malformedBytes(offset: at, reason: "\(n) list values but \(peerColumn.count) IDs")
+        }
+        var elems: [Elem] = []
+        for i in 0..<n {
+            let (peer, counter, lamport) = try id(peers, peerColumn[i], counterColumn[i], lamportColumn[i], at: at)
+            if var last = elems.last, last.peer == peer, last.counter + last.length == counter, last.lamport + Lamport(last.length) == lamport {
+                last.length += 1; last.utf16 += 1; last.utf8 += 1
+                elems[elems.count - 1] = last
+                continue
+            }
+            elems.append(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: .none, originRight: .none,
+                              content: Int32(i), utf16: 1, utf8: 1, kind: .value, deleted: false))
+        }
+        chain(&elems)
+        guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: at, reason: "overlapping element IDs in a list") }
+        return seq
+    }
+
+    static func map(_ r: inout ByteReader) throws(CRDTError) -> [String: MapEntry] {
+        let n = try r.count("map size", minBytes: 2)
+        var values: [String: CRDTValue?] = [:]
+        for _ in 0..<n { let k = try r.string(); values[k] = .some(try Postcard.value(&r)) }
+        let deletedAt = r.offset
+        let d = try r.count("deleted key count")
+        for _ in 0..<d {
+            let k = try r.string()
+            guard values[k] == nil else { throw CRDTError.malformedBytes(offset: deletedAt, reason: "key \"\(k)\" both set and deleted") }
+            values[k] = .some(nil)
+        }
+        let peers = try PeerTable.read(&r)
+        var out: [String: MapEntry] = [:]
+        for k in values.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            let at = r.offset
+            let p = try r.uvarint()
+            let lamport = try r.uvarint()
+            guard let peer = peers[safe: Int(clamping: p)], lamport <= UInt64(Lamport.max / 2) else {
+                throw CRDTError.malformedBytes(offset: at, reason: "map key \"\(k)\": peer \(p) or Lamport \(lamport) out of range")
+            }
+            // The state keeps (peer, Lamport) only; the counter is not needed to order writes.
+            out[k] = MapEntry(value: values[k]!, lamport: Lamport(lamport), peer: peer, counter: 0)
+        }
+        return out
+    }
+
+    static func tree(_ r: inout ByteReader) throws(CRDTError) -> TreeState {
+        let peers = try PeerTable.read(&r)
+        try Columnar.fields(&r, 4, "tree state")
+        let at = r.offset
+        var ids = try Columnar.vector(&r, columns: 2, "tree node IDs")
+        let nodePeers = try Columnar.deltaRle(&ids[0], range: 0...Int64(UInt32.max), "node peers")
+        let nodeCounters = try Columnar.deltaRle(&ids[1], range: 0...Int64(Int32.max), "node counters")
+        var cols = try Columnar.vector(&r, columns: 5, "tree nodes")
+        let parents = try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "node parents")
+        let setPeers = try Columnar.deltaRle(&cols[1], range: 0...Int64(UInt32.max), "last-set peers")
+        let setCounters = try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "last-set counters")
+        let setLamports = try Columnar.deltaRle(&cols[3], range: Int64(Int32.min)...Int64(Int32.max), "last-set Lamports")
+        let positionCount = try cols[4].count("fractional index count")
+        var positionColumn: [Int] = []
+        for _ in 0..<positionCount { positionColumn.append(try cols[4].int(max: Int(Int32.max), "fractional index")) }
+        try cols[4].expectEnd("the fractional indexes")
+        var arena = try r.lengthPrefixed("position arena")
+        let positions = try ChangeBlock.readPositionArena(&arena)
+        try arena.expectEnd("the position arena")
+        _ = try r.lengthPrefixed("reserved tree field")
+        let n = nodePeers.count
+        guard nodeCounters.count == n, parents.count == n, setPeers.count == n, setCounters.count == n, setLamports.count == n, positionColumn.count == n else {
+            throw CRDTError.malformedBytes(offset: at, reason: "tree columns of different lengths")
+        }
+        var nodeIDs: [TreeID] = []
+        for i in 0..<n {
+            guard let p = peers[safe: Int(nodePeers[i])] else { throw CRDTError.malformedBytes(offset: at, reason: "node peer \(nodePeers[i]) out of range") }
+            nodeIDs.append(TreeID(peer: p, counter: OpCounter(nodeCounters[i])))
+        }
+        var tree = TreeState()
+        for i in 0..<n {
+            let parent: TreeParent
+            switch parents[i] {
+            case 0: parent = .root
+            case 1: parent = .deleted
+            case let k:
+                guard let id = nodeIDs[safe: Int(k - 2)], id != nodeIDs[i] else { throw CRDTError.malformedBytes(offset: at, reason: "node parent \(k) out of range") }
+                parent = .node(id)
+            }
+            let (peer, counter, lamport) = try id(peers, setPeers[i], setCounters[i], setLamports[i], at: at)
+            guard let position = positions[safe: positionColumn[i]] else { throw CRDTError.malformedBytes(offset: at, reason: "fractional index \(positionColumn[i]) out of range") }
+            guard tree.nodes[nodeIDs[i]] == nil else { throw CRDTError.malformedBytes(offset: at, reason: "tree node \(nodeIDs[i]) appears twice") }
+            tree.attach(nodeIDs[i], NodePlacement(parent: parent, position: position, lamport: lamport, peer: peer, counter: counter))
+        }
+        // Every parent must be a node of the tree, and no node its own ancestor.
+        for id in nodeIDs {
+            if case .node(let p) = tree.nodes[id]!.parent, tree.nodes[p] == nil {
+                throw CRDTError.malformedBytes(offset: at, reason: "tree node \(id) has an unknown parent")
+            }
+            if case .node(let p) = tree.nodes[id]!.parent, tree.isAncestor(id, of: p) {
+                throw CRDTError.malformedBytes(offset: at, reason: "tree node \(id) is its own ancestor")
+            }
+        }
+        return tree
+    }
+}

@@ -90,11 +90,68 @@ extension LoroSnapshotSections.ChangeStore {
 }
 
 extension CRDTDocument {
-    /// Imports a FastSnapshot body: its history, as Loro does when the document is not empty.
+    /// Whether nothing was ever imported into or edited in this document.
+    var isPristine: Bool {
+        s.changes.isEmpty && s.txnOps.isEmpty && s.pending.isEmpty && s.pendingJSON.isEmpty && s.shallowRoot == nil
+            && s.sequences.isEmpty && s.maps.isEmpty && s.trees.isEmpty
+    }
+
+    /// Imports a FastSnapshot body. A shallow snapshot into a pristine document starts it at the
+    /// shallow root: the root's state, then the retained history replayed on top (the end-state
+    /// overlay, when present, is checked but not needed). Otherwise only the history is
+    /// imported, as Loro does for a document that is not empty.
     mutating func importLoroSnapshot(_ body: ByteReader) throws(CRDTError) -> ImportStatus {
         let sections = try LoroSnapshotSections(body)
         let store = try sections.changeStore()
-        return try importLoroChanges(try store.changes())
+        let changes = try store.changes()
+        guard sections.isShallow, isPristine else { return try importLoroChanges(changes) }
+        let rootEntries = try sections.shallowRoot.allEntries()
+        guard var fr = rootEntries.first(where: { $0.key == Array("fr".utf8) })?.value else {
+            throw .malformedBytes(offset: sections.shallowRoot.reader.offset, reason: "a shallow root state without its frontiers (\"fr\")")
+        }
+        let root = try Postcard.frontiers(&fr)
+        try fr.expectEnd("the shallow root frontiers")
+        if let sf = store.shallowFrontiers, sf != root {
+            throw .malformedBytes(offset: sections.oplog.reader.offset, reason: "the ChangeStore's shallow root \(sf.ids) differs from the root state's \(root.ids)")
+        }
+        if let overlay = sections.state { _ = try overlay.allEntries() }
+        let st = DocStorage(peer: s.peer)
+        st.styles = s.styles
+        st.recordEvents = s.recordEvents
+        try LoroStateDecoder.load(rootEntries, into: st)
+        var version = store.shallowStart ?? VersionVector()
+        for id in root.ids { version.extend(peer: id.peer, to: id.counter + 1) }
+        st.version = version
+        st.frontiers = root
+        st.nextLamport = st.maxStateLamport().map { $0 + 1 } ?? 0
+        for (change, _) in changes {
+            for id in root.ids where id.peer == change.id.peer && id.counter >= change.id.counter && id.counter < change.id.counter + OpCounter(change.length) {
+                st.nextLamport = max(st.nextLamport, change.lamport + Lamport(id.counter - change.id.counter) + 1)
+            }
+        }
+        var anchors: [LoroJSONChange] = []
+        for (change, _) in changes where change.id.counter < version[change.id.peer] {
+            anchors.append(change.prefix(upTo: version[change.id.peer]))
+        }
+        st.shallowRoot = ShallowRoot(version: version, frontiers: root, maps: st.maps, trees: st.trees, anchors: anchors)
+        var staged = CRDTDocument(peer: s.peer)
+        staged.s = st
+        let status = try staged.importLoroChanges(changes)
+        self = staged
+        return status
+    }
+}
+
+extension DocStorage {
+    /// The largest Lamport timestamp in the state (elements, mark, map writes, tree moves).
+    /// - Complexity: O(n).
+    func maxStateLamport() -> Lamport? {
+        var m: Lamport?
+        func see(_ l: Lamport) { m = max(m ?? 0, l) }
+        for seq in sequences.values { seq.forEachElem { see($0.lamport + Lamport($0.length) - 1) } }
+        for map in maps.values { for e in map.values { see(e.lamport) } }
+        for tree in trees.values { for p in tree.nodes.values { see(p.lamport) } }
+        return m
     }
 }
 
@@ -131,11 +188,168 @@ enum LoroSnapshotWriter {
 extension CRDTDocument {
     /// The whole document as Loro's snapshot (`ExportMode.Snapshot`, FastSnapshot): the
     /// complete history and the state of every container. A real Loro document imports it with
-    /// `import_`. Uncommitted local operations are not included; commit first.
+    /// `import_`. Uncommitted local operations are not included; commit first. A document
+    /// loaded from a shallow snapshot exports a shallow snapshot at its root, as Loro does.
     /// - Complexity: O(n + h) for the state and the history (see ``exportJSONUpdates(from:to:)``).
     public func exportLoroSnapshot() -> [UInt8] {
+        if let root = s.shallowRoot {
+            return shallowSnapshot(root: root.frontiers, rootVersion: root.version, rootState: s.shallowRootStorage(), anchors: root.anchors)
+        }
         let oplog = LoroSnapshotWriter.changeStore(exportJSONUpdates().changes, version: s.version, frontiers: s.frontiers)
         let state = SSTable.encode(LoroStateEncoder.entries(s))
         return LoroEnvelope.seal(.fastSnapshot, LoroSnapshotWriter.body(oplog: oplog, state: state, shallowRoot: []))
+    }
+}
+
+extension LoroJSONChange {
+    /// The part of this change before counter `end` (which must be inside it).
+    /// - Complexity: O(ops + length of a cut insert).
+    func prefix(upTo end: OpCounter) -> LoroJSONChange {
+        var kept: [LoroJSONOp] = []
+        for op in ops where op.counter < end {
+            let n = Int(end - op.counter)
+            guard n < op.length else { kept.append(op); continue }
+            let content: LoroJSONOpContent
+            switch op.content {
+            case let .insertText(pos, text): content = .insertText(position: pos, text: String(String.UnicodeScalarView(text.unicodeScalars.prefix(n))))
+            case let .insertValues(pos, values): content = .insertValues(position: pos, values: Array(values.prefix(n)))
+            case let .delete(pos, len, start):
+                // A backward delete's first atoms remove the rightmost targets.
+                content = len > 0 ? .delete(position: pos, length: n, startID: start)
+                    : .delete(position: pos, length: n == 1 ? 1 : -n, startID: start.advanced(by: Int32(-len - n)))
+            default: content = op.content
+            }
+            kept.append(LoroJSONOp(container: op.container, counter: op.counter, content: content))
+        }
+        return LoroJSONChange(id: id, timestamp: timestamp, deps: deps, lamport: lamport, message: message, ops: kept)
+    }
+}
+
+extension CRDTDocument {
+    /// Loro's shallow snapshot (`ExportMode.ShallowSnapshot`): the state at a shallow root and
+    /// the history after it, which a real Loro document imports with `import_`; Loro's
+    /// `get_deep_value()` then shows this document's value.
+    ///
+    /// The root is chosen as Loro chooses it: several frontiers are reduced to their common
+    /// ancestor until one ID remains (none when they share no history), and a root on the
+    /// start of a mark moves to its end. A document that is itself shallow exports at its own
+    /// root (the history before it is not available). The end-state section is left out
+    /// (Loro's `E`): an importer replays the history from the root.
+    /// - Throws: ``VersionError/unknownFrontier(_:known:)`` for a frontier not in the history.
+    /// - Complexity: O(ops + n log n) to build the state at the root (as ``fork(at:peer:)``),
+    ///   plus the export of the history after it (as ``exportJSONUpdates(from:to:)``).
+    public func exportShallowSnapshot(at frontiers: Frontiers) throws(VersionError) -> [UInt8] {
+        if let root = s.shallowRoot { return shallowSnapshot(root: root.frontiers, rootVersion: root.version, rootState: s.shallowRootStorage(), anchors: root.anchors) }
+        for id in frontiers.ids where !s.version.includes(id) { throw .unknownFrontier(id, known: s.version) }
+        var ids = frontiers.ids
+        while ids.count > 1 {
+            var common: VersionVector?
+            for id in ids {
+                let vv = try versionVector(of: Frontiers([id]))
+                guard let c = common else { common = vv; continue }
+                // The common past: the pointwise minimum.
+                var ends: [PeerID: OpCounter] = [:]
+                for (p, e) in c.ends { ends[p] = min(e, vv[p]) }
+                common = VersionVector(ends)
+            }
+            let next = s.frontiers(of: common ?? VersionVector()).ids
+            ids = next.sorted() == ids.sorted() ? [] : next
+        }
+        if let id = ids.first, s.isMarkStart(id) { ids = [id.advanced(by: 1)] }
+        let root = Frontiers(ids)
+        let version = try versionVector(of: root)
+        let state = try fork(at: root, peer: s.peer).s
+        return shallowSnapshot(root: root, rootVersion: version, rootState: state, anchors: [])
+    }
+
+    func shallowSnapshot(root: Frontiers, rootVersion: VersionVector, rootState: DocStorage, anchors: [LoroJSONChange]) -> [UInt8] {
+        // The history starts right before the root's own operations, which it keeps as anchors.
+        // Our operations cannot be cut between a mark's two atoms; Loro's can: export from the
+        // start of the operation holding each root ID and cut the changes there.
+        var ends = rootVersion.ends, opEnds = rootVersion.ends
+        for id in root.ids {
+            ends[id.peer] = id.counter
+            opEnds[id.peer] = s.opStart(containing: id) ?? id.counter
+        }
+        let start = VersionVector(ends)
+        var changes = anchors
+        for change in exportJSONUpdates(from: VersionVector(opEnds)).changes {
+            let cut = start[change.id.peer]
+            guard change.id.counter < cut else { changes.append(change); continue }
+            do throws(LoroJSONError) {
+                changes.append(try LoroJSONImporter.slice(change, from: cut, source: "").0)
+            } catch {
+                // Only a one-atom op refuses a cut inside it, and Loro's ops give each atom of a
+                // mark an op of its own: `cut` is always between ops or inside a longer one.
+                assertionFailure("cutting \(change.id) at \(cut): \(error)")
+                changes.append(change)
+            }
+        }
+        let oplog = LoroSnapshotWriter.changeStore(changes, version: s.version, frontiers: s.frontiers, shallowStart: (start, root))
+        var rootEntries = LoroStateEncoder.entries(rootState)
+        var fr = ByteWriter()
+        Postcard.write(root, into: &fr)
+        rootEntries.append((Array("fr".utf8), fr.bytes))
+        rootEntries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        return LoroEnvelope.seal(.fastSnapshot, LoroSnapshotWriter.body(oplog: oplog, state: [LoroSnapshotSections.omittedState], shallowRoot: SSTable.encode(rootEntries)))
+    }
+}
+
+extension DocStorage {
+    /// The first counter of the operation holding `id`.
+    /// - Complexity: O(log c + ops of its change).
+    func opStart(containing id: OpID) -> OpCounter? {
+        guard let list = changes[id.peer] else { return nil }
+        let i = firstChange(of: id.peer, endingAfter: id.counter)
+        guard i < list.count else { return nil }
+        return list[i].ops.last { $0.counter <= id.counter }?.counter
+    }
+
+    /// Whether `id` is the first atom of a mark (a style start).
+    /// - Complexity: O(log c + ops of its change).
+    func isMarkStart(_ id: OpID) -> Bool {
+        guard let list = changes[id.peer] else { return false }
+        let i = firstChange(of: id.peer, endingAfter: id.counter)
+        guard i < list.count else { return false }
+        return list[i].ops.contains { op in
+            if case .mark = op.content { return op.counter == id.counter }
+            return false
+        }
+    }
+
+    /// A shallow document's state at its root: the elements the root includes, none deleted
+    /// (the history deletes them later), and the root's maps and trees.
+    /// - Complexity: O(n).
+    func shallowRootStorage() -> DocStorage {
+        let st = DocStorage(peer: peer)
+        guard let root = shallowRoot else { return st }
+        for (c, seq) in sequences {
+            let out = FugueSequence()
+            out.scalars = seq.scalars
+            out.values = seq.values
+            var elems: [Elem] = []
+            seq.forEachElem { whole in
+                var e = whole
+                let end = root.version[e.peer]
+                guard end > e.counter else { return }
+                if end < e.counter + e.length {
+                    let keep = end - e.counter
+                    e.length = keep
+                    if e.kind == .text { e.utf16 = seq.utf16Count(e.content, keep); e.utf8 = seq.utf8Count(e.content, keep) } else { e.utf16 = keep; e.utf8 = keep }
+                }
+                e.deleted = false
+                elems.append(e)
+            }
+            out.marks = seq.marks.filter { root.version.includes($0.key) }
+            _ = out.build(elems)
+            st.sequences[c] = out
+        }
+        st.maps = root.maps
+        st.trees = root.trees
+        st.parents = parents.filter { child, _ in
+            if case .normal(let id, _) = child { return root.version.includes(id) }
+            return true
+        }
+        return st
     }
 }
