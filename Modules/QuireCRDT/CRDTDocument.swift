@@ -155,10 +155,10 @@ public struct CRDTDocument: Sendable {
         }
     }
 
-    /// Deletes `count` units from `pos` in a text or list container.
+    /// Deletes `count` units from `pos` in a text or list container (either kind of list).
     /// - Complexity: O((k + 1) · log n) for k runs touched.
     public mutating func delete(at pos: Int, count: Int, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
-        guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .text) }
+        guard c.type.isSequence else { throw .wrongContainerType(container: c, expected: .text) }
         let st = mutate()
         let len = st.existingSequence(c)?.summary.measure(unit) ?? 0
         guard pos >= 0, count >= 0, pos + count <= len else { throw .outOfBounds(container: c, position: pos + count, length: len, unit: unit) }
@@ -190,6 +190,11 @@ public struct CRDTDocument: Sendable {
         for span in spans {
             let (counter, _) = st.nextLocalStamp()
             st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
+        }
+        if c.type == .movableList {
+            for span in spans {
+                for k in span.start..<span.end { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
+            }
         }
         if st.recordEvents {
             if c.type == .text {
@@ -238,14 +243,16 @@ public struct CRDTDocument: Sendable {
 
     // MARK: list
 
-    /// The values of a list container (child containers appear as `.container`).
+    /// The values of a list or movable list container (child containers appear as `.container`).
     /// - Complexity: O(n).
-    public func list(_ c: ContainerID) -> [CRDTValue] { s.sequences[c]?.listValues() ?? [] }
+    public func list(_ c: ContainerID) -> [CRDTValue] {
+        c.type == .movableList ? s.movableValues(c) : s.sequences[c]?.listValues() ?? []
+    }
 
-    /// Inserts values at `pos` in a list container.
+    /// Inserts values at `pos` in a list or movable list container.
     /// - Complexity: O(log n + m).
     public mutating func insert(_ values: [CRDTValue], at pos: Int, in c: ContainerID) throws(CRDTError) {
-        try check(c, .list)
+        if c.type != .movableList { try check(c, .list) }
         let len = length(of: c)
         guard pos >= 0, pos <= len else { throw .outOfBounds(container: c, position: pos, length: len, unit: .unicodeScalar) }
         guard !values.isEmpty else { return }
@@ -259,10 +266,10 @@ public struct CRDTDocument: Sendable {
         let e = Elem(peer: st.peer, counter: counter, lamport: lamport, length: n, originLeft: left, originRight: right,
                      content: start, utf16: n, utf8: n, kind: .value, deleted: false)
         st.record(Op(container: c, counter: counter, content: .insert(left: left, right: right, content: start, count: n)))
-        st.applyInsert(c, seq, e, slot: (leaf, index))
+        if c.type == .movableList { st.applyMovableInsert(c, seq, e, slot: (leaf, index)) } else { st.applyInsert(c, seq, e, slot: (leaf, index)) }
     }
 
-    /// Inserts a new child container at `pos` in a list and returns its ID.
+    /// Inserts a new child container at `pos` in a list or movable list and returns its ID.
     /// - Complexity: O(log n).
     @discardableResult
     public mutating func insertContainer(_ type: ContainerType, at pos: Int, in c: ContainerID) throws(CRDTError) -> ContainerID {
@@ -314,6 +321,6 @@ public struct CRDTDocument: Sendable {
 
     /// Every container that has state, sorted.
     public var containers: [ContainerID] {
-        (Array(s.sequences.keys) + Array(s.maps.keys) + Array(s.trees.keys)).sorted()
+        (Array(s.sequences.keys) + Array(s.maps.keys) + Array(s.trees.keys) + Array(s.counters.keys)).sorted()
     }
 }

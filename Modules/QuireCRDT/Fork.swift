@@ -119,6 +119,13 @@ extension DocumentView {
         for (c, tree) in trees {
             for node in tree.nodes.keys { st.parents[.normal(id: node, type: .map)] = (c, .node(node)) }
         }
+        for c in index.movableOps.keys {
+            guard let replayed = DocumentView.movableList(c, index, including: { version.includes($0) }) else { continue }
+            st.sequences[c] = replayed.sequences[c]
+            st.movables[c] = replayed.movables[c]
+            for (child, slot) in replayed.parents { st.parents[child] = slot }
+        }
+        st.counters = counters
         var doc = CRDTDocument(peer: peer)
         doc.s = st
         return doc

@@ -103,6 +103,14 @@ public enum LoroJSONOpContent: Sendable, Hashable {
     case treeMove(target: TreeID, parent: TreeID?, fractionalIndex: [UInt8])
     /// Tree: `{"type":"delete","target"}`.
     case treeDelete(target: TreeID)
+    /// Movable list: `{"type":"move","from","to","elem_id"}`: the element `elem` at position
+    /// `from` goes to position `to` of the list without it (positions count every item no
+    /// delete or move removed). Inserts and deletes are `insertValues` and `delete`.
+    case move(from: Int, to: Int, elem: IdLp)
+    /// Movable list: `{"type":"set","elem_id","value"}`.
+    case setValue(elem: IdLp, value: CRDTValue)
+    /// Counter: `{"type":"counter","prop":0,"value_type":"f64","value"}`, an increment.
+    case counter(Double)
 }
 
 /// Why Loro JSON updates could not be read or imported. Each case says where; a failed import
@@ -114,7 +122,7 @@ public enum LoroJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     case schema(path: String, reason: String)
     /// `schema_version` is not 1.
     case unsupportedSchemaVersion(Int)
-    /// A container type QuireCRDT does not have (MovableList, Counter, Unknown(k)), at a JSON path.
+    /// A container type QuireCRDT does not have (Unknown(k), from a newer Loro), at a JSON path.
     case unsupportedContainerType(path: String, type: String)
     /// An operation cannot be applied at its change's version (a position out of range, an
     /// unknown ID): where and why.

@@ -136,6 +136,17 @@ struct LoroJSONExporter {
                         : .treeMove(target: node, parent: p, fractionalIndex: position)
                 }
                 out.append(LoroJSONOp(container: c, counter: op.counter, content: content))
+            case let .move(elem, from, left, _):
+                let t = tracker(c)
+                let fromPosition = t.position(of: from) ?? 0
+                t.update(IDSpan(peer: from.peer, start: from.counter, end: from.counter + 1), future: nil, deleteDelta: 1)
+                let to = left.id.flatMap { t.position(after: $0) } ?? 0
+                t.update(IDSpan(peer: peer, start: op.counter, end: op.counter + 1), future: false, deleteDelta: 0)
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .move(from: fromPosition, to: to, elem: elem)))
+            case let .setValue(elem, value):
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .setValue(elem: elem, value: value)))
+            case let .counter(delta):
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .counter(delta)))
             }
         }
         scope.finish(end: change.end)

@@ -177,7 +177,8 @@ struct LoroJSONImporter {
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
             if let t = scope.tracker(for: c) { return t }
-            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: false, version: storage.version, frontiers: storage.frontiers.ids)
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: false, removed: c.type == .movableList ? storage.movables[c]?.deletedItems ?? [] : nil,
+                                                  version: storage.version, frontiers: storage.frontiers.ids)
             trackers[c] = t
             if scope.use(t, for: c) {
                 let vv = scope.target ?? versionVector(of: scope.deps)
@@ -260,6 +261,21 @@ struct LoroJSONImporter {
                 ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: parent.map { .node($0) } ?? .root, position: index)))
             case let .treeDelete(node):
                 ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: .deleted, position: [])))
+            case let .move(from, to, elem):
+                let t = tracker(c)
+                guard let source = t.activeRuns(from: from, count: 1)?.first else { throw Self.beyond(path, "move from \(from)", t) }
+                let sourceID = OpID(peer: source.peer, counter: source.start)
+                t.update(source, future: nil, deleteDelta: 1)
+                guard let (left, right) = t.insert(at: to, peer: peer, counter: op.counter, length: 1) else { throw Self.beyond(path, "move to \(to)", t) }
+                var tracked = TrackedOp(counter: op.counter, length: 1)
+                tracked.source = sourceID
+                batch.append(tracked, peer: peer, container: c)
+                ops.append(Op(container: c, counter: op.counter, content: .move(elem: elem, from: sourceID, left: left, right: right)))
+            case let .setValue(elem, value):
+                try Self.checkCreatedContainer(value, expected: OpID(peer: peer, counter: op.counter), path: "\(path).content.value")
+                ops.append(Op(container: c, counter: op.counter, content: .setValue(elem: elem, value: value)))
+            case let .counter(delta):
+                ops.append(Op(container: c, counter: op.counter, content: .counter(delta)))
             }
             j += 1
         }

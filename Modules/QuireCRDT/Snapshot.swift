@@ -101,6 +101,31 @@ struct Creator {
     }
 }
 
+extension DocStorage {
+    /// Replays the history's movable list and counter operations (a snapshot stores no state
+    /// for them), in (Lamport, peer) order, storing their inserts' values in the arenas.
+    /// - Complexity: O(k · log n) for k such operations.
+    func rebuildMovableListsAndCounters() throws(CRDTError) {
+        var ops: [(lamport: Lamport, peer: PeerID, change: Int, op: Int)] = []
+        for (peer, list) in changes {
+            for (i, ch) in list.enumerated() {
+                for (j, op) in ch.ops.enumerated() where op.container.type == .movableList || op.container.type == .counter {
+                    ops.append((ch.lamport + Lamport(op.counter - ch.counter), peer, i, j))
+                }
+            }
+        }
+        ops.sort { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : $0.peer < $1.peer }
+        for (lamport, peer, i, j) in ops {
+            var op = changes[peer]![i].ops[j]
+            // Each operation is applied right after its check, so what it refers to is in place.
+            var batch = BatchIDs(), nodes: [ContainerID: Set<TreeID>] = [:], elems: [ContainerID: Set<IdLp>] = [:]
+            try validate(op, peer: peer, lamport: lamport, batch: &batch, batchNodes: &nodes, batchElems: &elems)
+            apply(&op, peer: peer, lamport: lamport)
+            changes[peer]![i].ops[j] = op
+        }
+    }
+}
+
 extension CRDTDocument {
     /// Exports the whole document (history, state, pending changes) as a snapshot blob.
     /// Uncommitted local operations are not included; commit first. Quire's format holds the
@@ -124,7 +149,7 @@ extension CRDTDocument {
         var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [CRDTValue])] = [:]
         for ch in history {
             for op in ch.ops {
-                guard case let .insert(_, _, content, n) = op.content, let seq = st.sequences[op.container] else { continue }
+                guard case let .insert(_, _, content, n) = op.content, op.container.type != .movableList, let seq = st.sequences[op.container] else { continue }
                 var arena = arenas[op.container] ?? ([], [])
                 let offset = Int32(op.container.type == .text ? arena.scalars.count : arena.values.count)
                 if op.container.type == .text {
@@ -166,7 +191,8 @@ extension CRDTDocument {
             out.append(cur)
             return out
         }
-        let seqKeys = st.sequences.keys.sorted()
+        // Movable lists and counters are rebuilt from the history when loading.
+        let seqKeys = st.sequences.keys.filter { $0.type != .movableList }.sorted()
         w.uvarint(seqKeys.count)
         for c in seqKeys {
             let arena = arenas[c] ?? ([], [])
@@ -316,6 +342,8 @@ extension CRDTDocument {
                 case let .mark(m):
                     currentCreators.append(Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart))
                     currentCreators.append(Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd))
+                case .insertValues where op.container.type == .movableList:
+                    break
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
                 default: break
@@ -473,6 +501,7 @@ extension CRDTDocument {
         }
         st.pending = try ChangeCodec.read(&r, t)
         guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
+        try st.rebuildMovableListsAndCounters()
         st.frontiers = Frontiers(fr)
         var doc = CRDTDocument(peer: peer)
         doc.s = st

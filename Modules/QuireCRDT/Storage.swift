@@ -40,6 +40,7 @@ struct ShallowRoot {
     var frontiers: Frontiers
     var maps: [ContainerID: [String: MapEntry]]
     var trees: [ContainerID: TreeState]
+    var movables: [ContainerID: MovableListState] = [:]
     /// The root's frontier operations as the snapshot carried them (Loro keeps them as the
     /// history's anchor), to write them again when this document exports a shallow snapshot.
     var anchors: [LoroJSONChange] = []
@@ -77,6 +78,9 @@ final class DocStorage: @unchecked Sendable {
     @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
     @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
     var trees: [ContainerID: TreeState] = [:]
+    /// The elements of movable lists (their items are in `sequences`).
+    var movables: [ContainerID: MovableListState] = [:]
+    var counters: [ContainerID: Double] = [:]
     var parents: [ContainerID: (ContainerID, ParentSlot)] = [:]
     var styles: [String: ExpandType] = [:]
     // Events
@@ -104,6 +108,8 @@ final class DocStorage: @unchecked Sendable {
         c.sequences = sequences.mapValues { $0.copy() }
         c.maps = maps
         c.trees = trees
+        c.movables = movables
+        c.counters = counters
         c.parents = parents
         c.styles = styles
         c.recordEvents = recordEvents
@@ -218,7 +224,10 @@ final class DocStorage: @unchecked Sendable {
             case .node(let n): steps.append(.node(n))
             case .element(let id):
                 let seq = sequence(parent)
-                if let cur = seq.cursor(of: id) { steps.append(.index(seq.prefix(of: cur).count)) } else { steps.append(.index(-1)) }
+                // In a movable list the child's element may sit at another item by now.
+                var item = id
+                if let state = movables[parent], let l = seq.lamport(of: id), let e = state.elements[state.element(ofItem: id, lamport: l)] { item = e.pos }
+                if let cur = seq.cursor(of: item) { steps.append(.index(seq.prefix(of: cur).count)) } else { steps.append(.index(-1)) }
             }
             cur = parent
         }

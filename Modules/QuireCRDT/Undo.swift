@@ -47,6 +47,23 @@ struct UndoAliases: Sendable {
         rootOf[copy] = root
         copiesOf[root, default: []].append(copy)
     }
+
+    // Movable list elements come back as new elements too.
+    private var elementRootOf: [IdLp: IdLp] = [:]
+    private var elementCopiesOf: [IdLp: [IdLp]] = [:]
+
+    /// The original movable list element `id` stands for.
+    /// - Complexity: O(1) expected.
+    func root(_ id: IdLp) -> IdLp { elementRootOf[id] ?? id }
+
+    /// The original element and its copies, oldest first.
+    /// - Complexity: O(copies).
+    func incarnations(_ root: IdLp) -> [IdLp] { [root] + (elementCopiesOf[root] ?? []) }
+
+    mutating func add(copy: IdLp, of root: IdLp) {
+        elementRootOf[copy] = root
+        elementCopiesOf[root, default: []].append(copy)
+    }
 }
 
 extension FugueSequence {
@@ -169,6 +186,10 @@ struct TouchedState {
     var marks: [ContainerID: [OpID]] = [:]
     var keys: [ContainerID: Set<String>] = [:]
     var nodes: [ContainerID: [TreeID]] = [:]
+    /// Per movable list: the elements the step inserted, deleted, moved or set.
+    var movable: [ContainerID: Set<IdLp>] = [:]
+    /// The counters the step changed.
+    var counters: Set<ContainerID> = []
 }
 
 extension DocStorage {
@@ -181,6 +202,10 @@ extension DocStorage {
         while i < list.count, list[i].counter < span.upperBound {
             for op in list[i].ops where op.counter < span.upperBound && op.counter + op.length > span.lowerBound {
                 let c = op.container
+                if c.type == .movableList {
+                    t.movable[c, default: []].formUnion(touchedElements(op, list[i], span).map { aliases.root($0) })
+                    continue
+                }
                 switch op.content {
                 case let .insert(_, _, _, n):
                     for k in max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n) {
@@ -197,13 +222,42 @@ extension DocStorage {
                     t.keys[c, default: []].insert(key)
                 case .tree(let target, _, _):
                     if !(t.nodes[c]?.contains(target) ?? false) { t.nodes[c, default: []].append(target) }
-                case .insertText, .insertValues:
+                case .counter:
+                    t.counters.insert(c)
+                case .insertText, .insertValues, .move, .setValue:
                     break
                 }
             }
             i += 1
         }
         return t
+    }
+
+    /// The movable list elements an op of this peer's change `ch` touches within `span`.
+    /// - Complexity: O(atoms of the op).
+    private func touchedElements(_ op: Op, _ ch: Change, _ span: Range<OpCounter>) -> [IdLp] {
+        let c = op.container
+        guard let state = movables[c], let seq = sequences[c] else { return [] }
+        switch op.content {
+        case let .insert(_, _, _, n):
+            return (max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n)).map {
+                IdLp(peer: peer, lamport: ch.lamport + Lamport($0 - ch.counter))
+            }
+        case .delete:
+            var out: [IdLp] = []
+            op.forEachDeletion(by: peer) { d in
+                guard let d = d.clipped(toDeleters: span.lowerBound, span.upperBound) else { return }
+                for k in d.lo..<d.hi {
+                    let item = OpID(peer: d.peer, counter: k)
+                    if let l = seq.lamport(of: item) { out.append(state.element(ofItem: item, lamport: l)) }
+                }
+            }
+            return out
+        case .move(let elem, _, _, _), .setValue(let elem, _):
+            return [elem]
+        default:
+            return []
+        }
     }
 
     /// The atoms among `targets` that an operation outside `scope` deletes. Deletions come after
@@ -411,6 +465,8 @@ extension CRDTDocument {
         }
         if !touched.keys.isEmpty { try revertKeys(touched.keys, scope: scope) }
         for c in touched.nodes.keys.sorted() { revertNodes(c, touched.nodes[c]!, scope: scope) }
+        for c in touched.movable.keys.sorted() { try revertMovable(c, touched.movable[c]!, scope: scope, aliases: &aliases) }
+        for c in touched.counters.sorted() { try revertCounter(c, scope: scope) }
     }
 
     private mutating func revertElements(_ c: ContainerID, roots: [OpID], scope: RevertScope, aliases: inout UndoAliases) {

@@ -7,7 +7,8 @@ Every reply has "ok": true, or "ok": false with "error". Documents are named by 
 Requests ("cmd" and its fields):
   new        doc, peer (decimal string)          create a document with that peer ID
   edit       doc, ops: [op]                      apply scripted edits, then commit
-  random     doc, seed, count                    apply `count` random edits (random.Random(seed)), commit
+  random     doc, seed, count, all               apply `count` random edits (random.Random(seed)), commit;
+                                                 with "all", also movable list 'tasks' and counter 'hits' 
   export     doc, from: {peer: end}              -> json: export_json_updates(from, oplog_vv)
   import     doc, json                           import_json_updates
   export_bin doc, mode ("updates", "snapshot", "shallow"), from: {peer: end} (updates),
@@ -158,11 +159,16 @@ def is_ancestor(tree, ancestor, node):
     return False
 
 
-def random_edits(doc, rng, count):
+def random_edits(doc, rng, count, every=False):
     """Random edits over the containers Quire's interop tests share: text 'body' (with marks),
-    list 'items', map 'meta' (values and child texts), tree 'blocks' (with node meta)."""
+    list 'items', map 'meta' (values and child texts), tree 'blocks' (with node meta); with
+    `every`, also movable list 'tasks' (insert, delete, move, set, child texts) and counter 'hits'."""
     text, items, meta, tree = doc.get_text("body"), doc.get_list("items"), doc.get_map("meta"), doc.get_tree("blocks")
+    tasks, hits = doc.get_movable_list("tasks"), doc.get_counter("hits")
     for _ in range(count):
+        if every and rng.random() < 0.3:
+            movable_edit(tasks, hits, rng)
+            continue
         choice = rng.randrange(100)
         n = text.len_unicode
         if choice < 30:
@@ -217,6 +223,29 @@ def random_edits(doc, rng, count):
     doc.commit()
 
 
+def movable_edit(tasks, hits, rng):
+    """One random edit of the movable list or the counter (the mix Quire's tests make too)."""
+    r = rng.randrange(10)
+    size = len(tasks)
+    if r == 0:
+        hits.increment(rng.choice([1, 2, -1, 0.5]))
+    elif r < 4 or size == 0:
+        if rng.random() < 0.15:
+            child = tasks.insert_container(rng.randint(0, size), loro.LoroText())
+            child.insert(0, rng.choice(WORDS))
+        else:
+            tasks.insert(rng.randint(0, size), rng.choice([rng.randrange(100), "t" + str(rng.randrange(9))]))
+    elif r < 6:
+        a = rng.randrange(size)
+        tasks.delete(a, rng.randint(1, min(2, size - a)))
+    elif r < 8:
+        a, b = rng.randrange(size), rng.randrange(size)
+        if a != b:
+            tasks.mov(a, b)
+    else:
+        tasks.set(rng.randrange(size), rng.choice([rng.randrange(100), "s" + str(rng.randrange(9))]))
+
+
 def delta(doc, name):
     out = []
     for item in text_of(doc, name).to_delta():
@@ -240,7 +269,7 @@ def handle(request):
         doc.commit()
         return out
     if cmd == "random":
-        random_edits(doc, random.Random(request["seed"]), request["count"])
+        random_edits(doc, random.Random(request["seed"]), request["count"], request.get("all", False))
         return {}
     if cmd == "export":
         start = loro.VersionVector()

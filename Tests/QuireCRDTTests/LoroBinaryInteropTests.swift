@@ -175,4 +175,37 @@ struct LoroBinaryInteropTests {
             try loro.drop("s\(i)")
         }
     }
+
+    /// Sessions count: `QUIRE_LONG_SEEDS` (also used by the JSON sessions) or 120.
+    static var sessionSeeds: [UInt64] {
+        let long = ProcessInfo.processInfo.environment["QUIRE_LONG_SEEDS"].flatMap { Int($0) }
+        return (0..<UInt64(long ?? 120)).map { $0 }
+    }
+
+    /// Random concurrent sessions of 2 to 5 peers, Swift and Loro, over every container type
+    /// (text with marks, list, map with child texts, tree with node meta, movable list with
+    /// moves, sets and child texts, counter), exchanging Loro's binary updates and now and then
+    /// whole snapshots, partially, out of order and with duplicates.
+    @Test func concurrentBinarySessionsConverge() throws {
+        let loro = try LoroPeer()
+        for seed in Self.sessionSeeds {
+            do {
+                try T.session(seed: 50_000 + seed, loro: loro, transport: .binary, all: true, peers: 2..<6)
+            } catch {
+                Issue.record("seed \(50_000 + seed): \(error)")
+            }
+        }
+    }
+
+    /// The same over Loro's JSON updates, with every container type.
+    @Test func concurrentJSONSessionsWithEveryContainerConverge() throws {
+        let loro = try LoroPeer()
+        for seed in Self.sessionSeeds.prefix(60) {
+            do {
+                try T.session(seed: 70_000 + seed, loro: loro, transport: .json, all: true, peers: 2..<6)
+            } catch {
+                Issue.record("seed \(70_000 + seed): \(error)")
+            }
+        }
+    }
 }

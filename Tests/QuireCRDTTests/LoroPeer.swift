@@ -73,8 +73,9 @@ final class LoroPeer {
     @discardableResult
     func edit(_ doc: String, _ ops: [[String: Any]]) throws -> [String: Any] { try request(["cmd": "edit", "doc": doc, "ops": ops]) }
 
-    func randomEdits(_ doc: String, seed: UInt64, count: Int) throws {
-        try request(["cmd": "random", "doc": doc, "seed": NSNumber(value: seed), "count": count])
+    /// Random edits; with `all`, the movable list and counter too.
+    func randomEdits(_ doc: String, seed: UInt64, count: Int, all: Bool = false) throws {
+        try request(["cmd": "random", "doc": doc, "seed": NSNumber(value: seed), "count": count, "all": all])
     }
 
     func exportJSON(_ doc: String, from version: VersionVector = VersionVector()) throws -> String {
@@ -146,8 +147,8 @@ final class LoroPeer {
 
 /// What both sides are compared on.
 enum Comparable {
-    /// A deep value without root containers that are empty (Loro lists every root a document
-    /// touched; QuireCRDT only those with state).
+    /// A deep value without root containers that are empty (the peer script gets a handle of
+    /// every container its random edits use, and Loro lists a root once a handle touched it).
     static func deep(_ v: CRDTValue) -> CRDTValue {
         guard case .map(let roots) = plain(v) else { return v }
         return .map(roots.filter { _, value in
@@ -155,15 +156,18 @@ enum Comparable {
             case .string(let s): return !s.isEmpty
             case .list(let l): return !l.isEmpty
             case .map(let m): return !m.isEmpty
+            case .int(let i): return i != 0
             default: return true
             }
         })
     }
 
-    /// Binary as a list of byte values, as the peer sends Loro's bytes over JSON.
+    /// Binary as a list of byte values, as the peer sends Loro's bytes over JSON, and whole
+    /// numbers as integers (the JSON between the two sides drops a float's `.0`).
     static func plain(_ v: CRDTValue) -> CRDTValue {
         switch v {
         case .binary(let b): return .list(b.map { .int(Int64($0)) })
+        case .double(let d) where d.rounded() == d && d.magnitude < 1e15: return .int(Int64(d))
         case .list(let l): return .list(l.map(plain))
         case .map(let m): return .map(m.mapValues(plain))
         default: return v

@@ -25,6 +25,8 @@ extension ContainerType {
         case .list: return 1
         case .text: return 2
         case .tree: return 3
+        case .movableList: return 4
+        case .counter: return 5
         }
     }
 
@@ -35,6 +37,8 @@ extension ContainerType {
         case 1: self = .list
         case 2: self = .text
         case 3: self = .tree
+        case 4: self = .movableList
+        case 5: self = .counter
         default: return nil
         }
     }
@@ -145,6 +149,21 @@ enum ChangeBlock {
                 case let .treeDelete(target):
                     kind = .rawTreeMove
                     writeTreeMove(target: target, parent: loroDeletedTreeRoot, position: 0, &values, &t)
+                case let .move(from, to, elem):
+                    prop = Int64(to); kind = .listMove
+                    values.uvarint(UInt64(from)); values.uvarint(t.peer(elem.peer)); values.uvarint(UInt64(elem.lamport))
+                case let .setValue(elem, value):
+                    kind = .listSet
+                    values.uvarint(t.peer(elem.peer)); values.uvarint(UInt64(elem.lamport))
+                    writeValue(value, &values, &t)
+                case let .counter(delta):
+                    // Loro's rule: a whole number below 2^27 in magnitude is an I64, anything else an F64.
+                    let a = delta.magnitude
+                    if a - a.rounded(.towardZero) < Double.ulpOfOne, a < Double(2 << 26) {
+                        kind = .i64; values.sleb(Int64(delta))
+                    } else {
+                        kind = .f64; values.u64be(delta.bitPattern)
+                    }
                 }
                 containerColumn.append(Int64(t.container(op.container)))
                 propColumn.append(prop)
@@ -468,7 +487,7 @@ enum ChangeBlock {
             switch (container.type, kind) {
             case (.text, .string):
                 content = .insertText(position: try position(prop), text: try values.string())
-            case (.text, .deleteSeq), (.list, .deleteSeq):
+            case (.text, .deleteSeq), (.list, .deleteSeq), (.movableList, .deleteSeq):
                 guard deleteRow < deletePeers.count else { throw bad("no delete_start_ids row left") }
                 let start = OpID(peer: peers[Int(deletePeers[deleteRow])], counter: OpCounter(deleteCounters[deleteRow]))
                 let len = Int(deleteLengths[deleteRow])
@@ -481,18 +500,30 @@ enum ChangeBlock {
                 let keyIndex = try values.uvarint()
                 guard let key = keys[safe: Int(clamping: keyIndex)] else { throw bad("mark key \(keyIndex) out of range") }
                 guard len <= UInt64(Int32.max) else { throw bad("mark length \(len) out of range") }
-                let value = try readValue(&values, keys: keys, id: opID, topLevel: false, depth: 0)
+                let value = try readValue(&values, keys: keys, id: opID, topLevel: true, depth: 0)
                 content = .mark(start: try position(prop), end: prop + Int(len), key: key, value: value, info: info)
             case (.text, .null):
                 content = .markEnd
-            case (.list, .loroValue):
+            case (.list, .loroValue), (.movableList, .loroValue):
                 guard case .list(let items) = try readValue(&values, keys: keys, id: opID, topLevel: true, depth: 0) else {
                     throw bad("a list insert's value must be a list")
                 }
                 content = .insertValues(position: try position(prop), values: items)
+            case (.movableList, .listMove):
+                let from = try values.uvarint()
+                let elem = try idLp(&values, peers)
+                guard from <= UInt64(Int32.max) else { throw bad("move source \(from) out of range") }
+                content = .move(from: Int(from), to: try position(prop), elem: elem)
+            case (.movableList, .listSet):
+                let elem = try idLp(&values, peers)
+                content = .setValue(elem: elem, value: try readValue(&values, keys: keys, id: opID, topLevel: true, depth: 0))
+            case (.counter, .i64):
+                content = .counter(Double(try values.sleb()))
+            case (.counter, .f64):
+                content = .counter(Double(bitPattern: try values.u64be()))
             case (.map, .loroValue), (.map, .deleteOnce):
                 guard let key = keys[safe: prop] else { throw bad("map key \(prop) out of range") }
-                content = kind == .deleteOnce ? .mapDelete(key: key) : .mapInsert(key: key, value: try readValue(&values, keys: keys, id: opID, topLevel: false, depth: 0))
+                content = kind == .deleteOnce ? .mapDelete(key: key) : .mapInsert(key: key, value: try readValue(&values, keys: keys, id: opID, topLevel: true, depth: 0))
             case (.tree, .rawTreeMove):
                 let subject = try treeID(&values, peers)
                 let positionIndex = try values.uvarint()
@@ -546,6 +577,16 @@ enum ChangeBlock {
             }
         }
         return changes
+    }
+
+    private static func idLp(_ r: inout ByteReader, _ peers: [PeerID]) throws(CRDTError) -> IdLp {
+        let at = r.offset
+        let p = try r.uvarint()
+        let l = try r.uvarint()
+        guard let peer = peers[safe: Int(clamping: p)], l <= UInt64(Lamport.max / 2) else {
+            throw CRDTError.malformedBytes(offset: at, reason: "element peer \(p) or Lamport \(l) out of range")
+        }
+        return IdLp(peer: peer, lamport: Lamport(l))
     }
 
     private static func treeID(_ r: inout ByteReader, _ peers: [PeerID], allowDeletedRoot: Bool = false) throws(CRDTError) -> OpID {

@@ -46,6 +46,7 @@ enum LoroStateEncoder {
         var containers = Set<ContainerID>()
         for c in st.sequences.keys { containers.insert(c) }
         for c in st.maps.keys { containers.insert(c) }
+        for c in st.counters.keys { containers.insert(c) }
         for (c, tree) in st.trees {
             containers.insert(c)
             // Every node has a property map, empty or not, as in Loro's state.
@@ -73,8 +74,51 @@ enum LoroStateEncoder {
         case .list: list(st.sequences[c], into: &w)
         case .map: map(st.maps[c] ?? [:], into: &w)
         case .tree: tree(st.trees[c] ?? TreeState(), into: &w)
+        case .movableList: movableList(st.sequences[c], st.movables[c] ?? MovableListState(), into: &w)
+        case .counter: w.u64(st.counters[c, default: 0].bitPattern)
         }
         return w.bytes
+    }
+
+    /// A movable list: the visible values, then its items (visible ones with their element and
+    /// its last set when they differ from the item's own ID, each followed by the count of
+    /// dead items after it; a sentinel first counts the dead items before the first one).
+    static func movableList(_ seq: FugueSequence?, _ state: MovableListState, into w: inout ByteWriter) {
+        var values: [CRDTValue] = []
+        var peers = PeerTable()
+        var invisible: [Int64] = [0], posIsElem: [Bool] = [true], elemIsSet: [Bool] = [true]
+        var itemPeers: [Int64] = [], itemCounters: [Int64] = [], itemLamports: [Int64] = []
+        var elemPeers: [Int64] = [], elemLamports: [Int64] = []
+        var setPeers: [Int64] = [], setLamports: [Int64] = []
+        seq?.forEachElem { e in
+            for k in 0..<e.length {
+                let id = e.id.advanced(by: k)
+                guard !state.deletedItems.contains(id) else { continue }
+                let lamport = e.lamport + Lamport(k)
+                itemPeers.append(peers(id.peer)); itemCounters.append(Int64(id.counter)); itemLamports.append(Int64(lamport) - Int64(id.counter))
+                guard e.visible else { invisible[invisible.count - 1] += 1; continue }
+                let elem = state.element(ofItem: id, lamport: lamport)
+                let element = state.elements[elem]!
+                values.append(element.value)
+                invisible.append(0)
+                posIsElem.append(elem == IdLp(peer: id.peer, lamport: lamport))
+                if !posIsElem.last! { elemPeers.append(peers(elem.peer)); elemLamports.append(Int64(elem.lamport)) }
+                elemIsSet.append(element.valueID == elem)
+                if !elemIsSet.last! { setPeers.append(peers(element.valueID.peer)); setLamports.append(Int64(element.valueID.lamport)) }
+            }
+        }
+        w.uvarint(values.count)
+        for v in values { Postcard.write(v, into: &w) }
+        peers.write(into: &w)
+        w.uvarint(4)
+        var c0 = ByteWriter(), c1 = ByteWriter(), c2 = ByteWriter()
+        Columnar.deltaRle(invisible, into: &c0)
+        Columnar.boolRle(posIsElem, into: &c1)
+        Columnar.boolRle(elemIsSet, into: &c2)
+        Columnar.vector([c0.bytes, c1.bytes, c2.bytes], into: &w)
+        Columnar.vector(columns([itemPeers, itemCounters, itemLamports]), into: &w)
+        Columnar.vector(columns([elemPeers, elemLamports]), into: &w)
+        Columnar.vector(columns([setPeers, setLamports]), into: &w)
     }
 
     static func text(_ seq: FugueSequence?, into w: inout ByteWriter) {
@@ -231,7 +275,7 @@ enum LoroStateDecoder {
         for (c, map) in st.maps {
             for (k, e) in map { st.registerChild(e.value, parent: c, slot: .key(k)) }
         }
-        for (c, seq) in st.sequences where c.type == .list {
+        for (c, seq) in st.sequences where c.type == .list || c.type == .movableList {
             seq.forEachElem { e in
                 guard e.kind == .value else { return }
                 for k in 0..<Int(e.length) { st.registerChild(seq.values[Int(e.content) + k], parent: c, slot: .element(e.id.advanced(by: Int32(k)))) }
@@ -263,8 +307,78 @@ enum LoroStateDecoder {
         case .list: st.sequences[c] = try list(&r)
         case .map: st.maps[c] = try map(&r)
         case .tree: st.trees[c] = try tree(&r)
+        case .movableList: (st.sequences[c], st.movables[c]) = try movableList(&r)
+        case .counter:
+            guard r.remaining == 8 || r.isAtEnd else { throw CRDTError.malformedBytes(offset: r.offset, reason: "a counter state of \(r.remaining) bytes") }
+            st.counters[c] = r.isAtEnd ? 0 : Double(bitPattern: try r.u64le())
         }
         try r.expectEnd("the state of \(c)")
+    }
+
+    static func movableList(_ r: inout ByteReader) throws(CRDTError) -> (FugueSequence, MovableListState) {
+        let n = try r.count("movable list length")
+        var values: [CRDTValue] = []
+        for _ in 0..<n { values.append(try Postcard.value(&r)) }
+        let peers = try PeerTable.read(&r)
+        try Columnar.fields(&r, 4, "movable list state")
+        let at = r.offset
+        var items = try Columnar.vector(&r, columns: 3, "movable list items")
+        let invisible = try Columnar.deltaRle(&items[0], range: 0...Int64(UInt32.max), "invisible item counts")
+        let posIsElem = try Columnar.boolRle(&items[1], "pos_id_eq_elem_id")
+        let elemIsSet = try Columnar.boolRle(&items[2], "elem_id_eq_last_set_id")
+        var ids = try Columnar.vector(&r, columns: 3, "movable list item IDs")
+        let itemPeers = try Columnar.deltaRle(&ids[0], range: 0...Int64(UInt32.max), "item peers")
+        let itemCounters = try Columnar.deltaRle(&ids[1], range: 0...Int64(Int32.max), "item counters")
+        let itemLamports = try Columnar.deltaRle(&ids[2], range: Int64(Int32.min)...Int64(Int32.max), "item Lamports")
+        var elemCols = try Columnar.vector(&r, columns: 2, "element IDs")
+        let elemPeers = try Columnar.deltaRle(&elemCols[0], range: 0...Int64(UInt32.max), "element peers")
+        let elemLamports = try Columnar.deltaRle(&elemCols[1], range: 0...Int64(Lamport.max / 2), "element Lamports")
+        var setCols = try Columnar.vector(&r, columns: 2, "last set IDs")
+        let setPeers = try Columnar.deltaRle(&setCols[0], range: 0...Int64(UInt32.max), "last-set peers")
+        let setLamports = try Columnar.deltaRle(&setCols[1], range: 0...Int64(Lamport.max / 2), "last-set Lamports")
+        guard invisible.count == n + 1, posIsElem.count == n + 1, elemIsSet.count == n + 1, itemCounters.count == itemPeers.count,
+              itemLamports.count == itemPeers.count, elemLamports.count == elemPeers.count, setLamports.count == setPeers.count else {
+            throw CRDTError.malformedBytes(offset: at, reason: "movable list columns do not match its \(n) values")
+        }
+        let seq = FugueSequence()
+        var state = MovableListState()
+        var elems: [Elem] = []
+        var nextItem = 0, nextElem = 0, nextSet = 0
+        func item(visible: Bool) throws(CRDTError) -> (OpID, Lamport) {
+            guard nextItem < itemPeers.count else { throw CRDTError.malformedBytes(offset: at, reason: "movable list items run out") }
+            let (peer, counter, lamport) = try id(peers, itemPeers[nextItem], itemCounters[nextItem], itemLamports[nextItem], at: at)
+            nextItem += 1
+            elems.append(Elem(peer: peer, counter: counter, lamport: lamport, length: 1, originLeft: .none, originRight: .none,
+                              content: Int32(seq.values.count), utf16: 1, utf8: 1, kind: .value, deleted: !visible))
+            return (OpID(peer: peer, counter: counter), lamport)
+        }
+        func idLp(_ peerColumn: [Int64], _ lamportColumn: [Int64], _ next: inout Int) throws(CRDTError) -> IdLp {
+            guard next < peerColumn.count, let p = peers[safe: Int(peerColumn[next])] else { throw CRDTError.malformedBytes(offset: at, reason: "movable list element IDs run out") }
+            defer { next += 1 }
+            return IdLp(peer: p, lamport: Lamport(lamportColumn[next]))
+        }
+        for i in 0...n {
+            if i > 0 {
+                let (itemID, lamport) = try item(visible: true)
+                let own = IdLp(peer: itemID.peer, lamport: lamport)
+                let elem = posIsElem[i] ? own : try idLp(elemPeers, elemLamports, &nextElem)
+                let set = elemIsSet[i] ? elem : try idLp(setPeers, setLamports, &nextSet)
+                if elem != own { state.moveElems[itemID] = elem }
+                guard state.elements[elem] == nil else { throw CRDTError.malformedBytes(offset: at, reason: "element \(elem) appears twice") }
+                state.elements[elem] = MovableElement(value: values[i - 1], valueID: set, pos: itemID, posID: own)
+                seq.values.append(values[i - 1])
+            }
+            for _ in 0..<invisible[i] {
+                _ = try item(visible: false)
+                seq.values.append(.null)
+            }
+        }
+        guard nextItem == itemPeers.count, nextElem == elemPeers.count, nextSet == setPeers.count else {
+            throw CRDTError.malformedBytes(offset: at, reason: "movable list ID columns have rows left over")
+        }
+        chain(&elems)
+        guard seq.build(elems) else { throw CRDTError.malformedBytes(offset: at, reason: "overlapping item IDs in a movable list") }
+        return (seq, state)
     }
 
     private static func id(_ peers: [PeerID], _ peer: Int64, _ counter: Int64, _ lamportDelta: Int64, at: Int) throws(CRDTError) -> (PeerID, OpCounter, Lamport) {

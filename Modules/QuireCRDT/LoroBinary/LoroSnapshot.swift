@@ -133,7 +133,7 @@ extension CRDTDocument {
         for (change, _) in changes where change.id.counter < version[change.id.peer] {
             anchors.append(change.prefix(upTo: version[change.id.peer]))
         }
-        st.shallowRoot = ShallowRoot(version: version, frontiers: root, maps: st.maps, trees: st.trees, anchors: anchors)
+        st.shallowRoot = ShallowRoot(version: version, frontiers: root, maps: st.maps, trees: st.trees, movables: st.movables, anchors: anchors)
         var staged = CRDTDocument(peer: s.peer)
         staged.s = st
         let status = try staged.importLoroChanges(changes)

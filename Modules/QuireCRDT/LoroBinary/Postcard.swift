@@ -10,7 +10,9 @@ extension ContainerType {
         case .text: return 0
         case .map: return 1
         case .list: return 2
+        case .movableList: return 3
         case .tree: return 4
+        case .counter: return 5
         }
     }
 
@@ -19,7 +21,9 @@ extension ContainerType {
         case 0: self = .text
         case 1: self = .map
         case 2: self = .list
+        case 3: self = .movableList
         case 4: self = .tree
+        case 5: self = .counter
         default: return nil
         }
     }
