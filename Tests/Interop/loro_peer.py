@@ -28,6 +28,10 @@ Scripted ops (positions in Unicode scalars; containers are root names unless "ci
   {"op":"tree_create","parent":ID|null,"index":I|null,"container":C} -> ids: ["counter@peer"]
   {"op":"tree_move","node":ID,"parent":ID|null,"index":I,"container":C}
   {"op":"tree_delete","node":ID,"container":C}       {"op":"tree_meta","node":ID,"key":K,"value":V,"container":C}
+  {"op":"tree_meta_delete","node":ID,"key":K,"container":C}
+  {"op":"list_map","pos":P,"container":C}            (a child map in a list)
+  {"op":"movable_insert","pos":P,"value":V,"container":C}  {"op":"movable_delete","pos":P,"len":N,"container":C}
+  {"op":"counter","value":X,"container":C}
 """
 import base64
 import json
@@ -125,6 +129,16 @@ def apply_op(doc, op, out):
         doc.get_tree(name).delete(tree_id(op["node"]))
     elif kind == "tree_meta":
         doc.get_tree(name).get_meta(tree_id(op["node"])).insert(op["key"], op["value"])
+    elif kind == "tree_meta_delete":
+        doc.get_tree(name).get_meta(tree_id(op["node"])).delete(op["key"])
+    elif kind == "list_map":
+        doc.get_list(name).insert_container(op["pos"], loro.LoroMap())
+    elif kind == "movable_insert":
+        doc.get_movable_list(name).insert(op["pos"], op["value"])
+    elif kind == "movable_delete":
+        doc.get_movable_list(name).delete(op["pos"], op["len"])
+    elif kind == "counter":
+        doc.get_counter(name).increment(op["value"])
     else:
         raise ValueError(f"unknown op {kind}")
 

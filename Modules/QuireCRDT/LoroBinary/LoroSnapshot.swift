@@ -104,7 +104,24 @@ extension CRDTDocument {
         let sections = try LoroSnapshotSections(body)
         let store = try sections.changeStore()
         let changes = try store.changes()
-        guard sections.isShallow, isPristine else { return try importLoroChanges(changes) }
+        guard sections.isShallow, isPristine else {
+            // Loro starts a pristine document from the snapshot's state, whose roots include
+            // those that were only ever touched, not written: they show in its deep value.
+            var roots: [ContainerID] = []
+            if isPristine, let state = sections.state {
+                for (key, value) in try state.allEntries() where key.first.map({ $0 & 0x80 != 0 }) == true {
+                    do throws(CRDTError) { roots.append(try ContainerID(loroKey: key)) } catch {
+                        throw CRDTError.malformedBytes(offset: value.offset, reason: "state key: \(error)")
+                    }
+                }
+            }
+            let status = try importLoroChanges(changes)
+            if roots.contains(where: { !s.hasState($0) }) {
+                let st = mutate()
+                for c in roots where !st.hasState(c) { st.touch(c) }
+            }
+            return status
+        }
         let rootEntries = try sections.shallowRoot.allEntries()
         guard var fr = rootEntries.first(where: { $0.key == Array("fr".utf8) })?.value else {
             throw .malformedBytes(offset: sections.shallowRoot.reader.offset, reason: "a shallow root state without its frontiers (\"fr\")")
@@ -143,6 +160,26 @@ extension CRDTDocument {
 }
 
 extension DocStorage {
+    /// Whether the container has state (even empty): some operation touched it.
+    func hasState(_ c: ContainerID) -> Bool {
+        switch c.type {
+        case .text, .list, .movableList: return sequences[c] != nil
+        case .map: return maps[c] != nil
+        case .tree: return trees[c] != nil
+        case .counter: return counters[c] != nil
+        }
+    }
+
+    /// Gives the container an empty state (it shows in deep values).
+    func touch(_ c: ContainerID) {
+        switch c.type {
+        case .text, .list, .movableList: _ = sequence(c)
+        case .map: maps[c] = maps[c] ?? [:]
+        case .tree: trees[c] = trees[c] ?? TreeState()
+        case .counter: counters[c] = counters[c] ?? 0
+        }
+    }
+
     /// The largest Lamport timestamp in the state (elements, mark, map writes, tree moves).
     /// - Complexity: O(n).
     func maxStateLamport() -> Lamport? {
