@@ -72,9 +72,14 @@ struct ByteReader {
         return Int(v)
     }
 
-    /// A count of items that each take at least `minBytes` bytes, checked against what remains.
+    /// A count of items that each take at least `minBytes` bytes, checked against what remains
+    /// after the count itself.
     @inline(__always) mutating func count(_ what: String, minBytes: Int = 1) throws(CRDTError) -> Int {
-        try int(max: remaining / max(1, minBytes), what)
+        let start = offset
+        let v = try uvarint()
+        let limit = remaining / max(1, minBytes)
+        guard v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
+        return Int(v)
     }
 
     @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> OpCounter {

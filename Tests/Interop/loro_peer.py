@@ -18,6 +18,10 @@ Requests ("cmd" and its fields):
                                                    {cid: [{insert, attributes?}]}, vv {peer: end},
                                                    frontiers ["counter@peer"]
   drop       doc
+  cursor     doc, container, pos, side ("left", "middle", "right")  -> bytes: Cursor.encode()
+  cursor_pos doc, bytes                          -> pos: get_cursor_pos(Cursor.decode(bytes))
+  eph        store, action ("new" timeout, "set" key value, "delete" key, "encode_all",
+             "apply" bytes, "all")               -> bytes / states of a loro.EphemeralStore
 Scripted ops (positions in Unicode scalars; containers are root names unless "cid:" strings):
   {"op":"insert","text":T,"pos":P,"container":C}   {"op":"delete","pos":P,"len":N,"container":C}
   {"op":"mark","start":S,"end":E,"key":K,"value":V,"container":C}
@@ -270,8 +274,32 @@ def delta(doc, name):
     return out
 
 
+stores = {}
+
+
+def ephemeral(request):
+    action, name = request["action"], request["store"]
+    if action == "new":
+        stores[name] = loro.EphemeralStore(request["timeout"])
+        return {}
+    store = stores[name]
+    if action == "set":
+        store.set(request["key"], request["value"])
+    elif action == "delete":
+        store.delete(request["key"])
+    elif action == "encode_all":
+        return {"bytes": base64.b64encode(bytes(store.encode_all())).decode("ascii")}
+    elif action == "apply":
+        store.apply(base64.b64decode(request["bytes"]))
+    elif action == "all":
+        return {"states": plain(store.get_all_states())}
+    return {}
+
+
 def handle(request):
     cmd = request["cmd"]
+    if cmd == "eph":
+        return ephemeral(request)
     if cmd == "new":
         docs[request["doc"]] = new_doc(request["peer"])
         return {}
@@ -321,6 +349,13 @@ def handle(request):
             "vv": vv,
             "frontiers": [f"{i.counter}@{i.peer}" for i in frontier_ids(doc.oplog_frontiers)],
         }
+    if cmd == "cursor":
+        side = {"left": loro.Side.Left, "middle": loro.Side.Middle, "right": loro.Side.Right}[request["side"]]
+        cursor = text_of(doc, request["container"]).get_cursor(request["pos"], side)
+        return {"bytes": base64.b64encode(bytes(cursor.encode())).decode("ascii")}
+    if cmd == "cursor_pos":
+        cursor = loro.Cursor.decode(base64.b64decode(request["bytes"]))
+        return {"pos": doc.get_cursor_pos(cursor).current.pos}
     if cmd == "drop":
         del docs[request["doc"]]
         return {}

@@ -90,9 +90,9 @@ enum Postcard {
         }
     }
 
-    static func value(_ r: inout ByteReader, depth: Int = 0) throws(CRDTError) -> CRDTValue {
+    static func value(_ r: inout ByteReader, depth: Int = 0, maxDepth: Int = 128) throws(CRDTError) -> CRDTValue {
         let at = r.offset
-        guard depth < 128 else { throw CRDTError.malformedBytes(offset: at, reason: "values nested deeper than 128") }
+        guard depth < maxDepth else { throw CRDTError.malformedBytes(offset: at, reason: "values nested deeper than \(maxDepth)") }
         switch try r.uvarint() {
         case 0: return .null
         case 1:
@@ -106,12 +106,12 @@ enum Postcard {
             let n = try r.count("list length")
             var out: [CRDTValue] = []
             out.reserveCapacity(n)
-            for _ in 0..<n { out.append(try value(&r, depth: depth + 1)) }
+            for _ in 0..<n { out.append(try value(&r, depth: depth + 1, maxDepth: maxDepth)) }
             return .list(out)
         case 6:
             let n = try r.count("map size", minBytes: 2)
             var out: [String: CRDTValue] = [:]
-            for _ in 0..<n { let k = try r.string(); out[k] = try value(&r, depth: depth + 1) }
+            for _ in 0..<n { let k = try r.string(); out[k] = try value(&r, depth: depth + 1, maxDepth: maxDepth) }
             return .map(out)
         case 7: return .container(try containerID(&r))
         case 8: return .binary(try r.data())
