@@ -282,6 +282,7 @@ extension CRDTDocument {
     ///   operations, plus O(ops + runs) the first time after a change (the history index is
     ///   cached until the document changes).
     public func checkout(_ frontiers: Frontiers) throws(VersionError) -> DocumentView {
+        if let full = historyDocument { return try full.checkout(frontiers) }
         if let root = s.shallowRoot { throw .historyTrimmed(root: root.frontiers) }
         let vv = try versionVector(of: frontiers)
         return DocumentView(index: historyIndex(), version: vv, frontiers: s.frontiers(of: vv))

@@ -359,6 +359,12 @@ enum ChangeCodec {
 enum Frame {
     static let magic: UInt8 = 0xC7
     static let version: UInt8 = 1
+    /// Snapshots are written in version 2 (a Loro snapshot inside, see `exportSnapshot()`).
+    static let snapshotVersion: UInt8 = 2
+
+    static func isSnapshotV2(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 2 && bytes[0] == magic && bytes[1] == snapshotVersion << 4 | Kind.snapshot.rawValue
+    }
     static let compressedFlag: UInt8 = 0x08
     static let compressThreshold = 1024
     enum Kind: UInt8 { case updates = 1, snapshot = 2 }

@@ -14,6 +14,7 @@ extension CRDTDocument {
     ///   previous version; a change concurrent with the one before it also costs a walk of its
     ///   causal past (O(c) changes) and the replay of the operations between the two versions.
     public func exportJSONUpdates(from: VersionVector = VersionVector(), to: VersionVector? = nil) -> LoroJSONUpdates {
+        if needsHistory(below: from), let full = historyDocument { return full.exportJSONUpdates(from: from, to: to) }
         var list = s.changes(since: from)
         if let to { list = list.compactMap { $0.prefix(upTo: to[$0.peer]) } }
         var exporter = LoroJSONExporter(storage: s)

@@ -40,6 +40,10 @@ extension CRDTDocument {
     /// Imports position-based changes (Loro's JSON or binary updates), each with where it came
     /// from for error messages; see ``importJSONUpdates(_:)-(LoroJSONUpdates)``.
     mutating func importPositional(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        // Changes concurrent with a deferred snapshot's version need its history.
+        if storage.deferred != nil, let root = s.shallowRoot, incoming.contains(where: { !root.followedBy($0.change.deps) && s.version[$0.change.id.peer] < $0.change.id.counter + OpCounter($0.change.length) }) {
+            materializeHistory()
+        }
         if !s.txnOps.isEmpty {
             // Resolve against a committed copy so that a failure leaves this value untouched.
             var staged = self
@@ -52,6 +56,12 @@ extension CRDTDocument {
     }
 
     private mutating func importPositionalCommitted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        if isPristine, !incoming.isEmpty { return try importIntoPristine(incoming) }
+        return try importConverted(incoming)
+    }
+
+    /// Resolves the changes (with those still pending) by version-scoped views and imports them.
+    mutating func importConverted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
         let candidates = s.pendingJSON + incoming
         var importer = LoroJSONImporter(storage: s)
         let (converted, waiting) = try importer.convertReady(candidates)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A map entry with the stamp that won it (Lamport, then peer).
 struct MapEntry {
     var value: CRDTValue?
@@ -55,6 +57,14 @@ struct ShallowRoot {
     }
 }
 
+/// A Loro snapshot loaded without decoding it (``CRDTDocument/importLoro(_:)`` into an empty
+/// document): the state section is decoded when the state is first read, the history when an
+/// operation first needs it.
+struct DeferredSnapshot: Sendable {
+    var state: SSTable
+    var oplog: SSTable
+}
+
 /// The whole state of a document. Mutated only when uniquely referenced (copy-on-write).
 final class DocStorage: @unchecked Sendable {
     var peer: PeerID
@@ -72,8 +82,16 @@ final class DocStorage: @unchecked Sendable {
     var pending: [Change] = []
     // Loro JSON changes waiting for dependencies (positions resolve only at their dependencies)
     var pendingJSON: [PendingJSONChange] = []
-    // Set when the history starts at a shallow root (a Loro shallow snapshot)
+    // Set when the history starts at a shallow root (a Loro shallow snapshot, or a Loro
+    // snapshot whose history is not decoded yet)
     var shallowRoot: ShallowRoot?
+    // A lazily loaded Loro snapshot: `stateReady` is false until its state is decoded (under
+    // `deferLock`); its history stays here until the document decodes it.
+    var deferred: DeferredSnapshot?
+    let stateReady = Atomic<Bool>(true)
+    let deferLock = Mutex(())
+    // Why the deferred state could not be decoded (the document then shows an empty state).
+    var deferredError: CRDTError?
     // State
     @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
     @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
@@ -93,7 +111,10 @@ final class DocStorage: @unchecked Sendable {
     init(peer: PeerID) { self.peer = peer }
 
     func copy() -> DocStorage {
+        ensureState()
         let c = DocStorage(peer: peer)
+        c.deferred = deferred
+        c.deferredError = deferredError
         c.changes = changes
         c.version = version
         c.frontiers = frontiers

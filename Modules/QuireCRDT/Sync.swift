@@ -329,6 +329,7 @@ extension CRDTDocument {
     /// Exports the committed changes not included in `version` as an update blob.
     /// - Complexity: O(size of the exported changes).
     public func exportUpdates(since version: VersionVector = VersionVector()) -> [UInt8] {
+        if needsHistory(below: version), let full = historyDocument { return full.exportUpdates(since: version) }
         let list = s.changes(since: version)
         var t = EncodeTables()
         var body = ByteWriter()
@@ -347,6 +348,9 @@ extension CRDTDocument {
     @discardableResult
     public mutating func importUpdates(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
         if LoroEnvelope.isLoro(bytes) { return try importLoro(bytes) }
+        if Frame.isSnapshotV2(bytes) { return try importSnapshotV2(bytes) }
+        // Quire's updates carry Fugue origins, which a deferred snapshot's state does not have.
+        materializeHistory()
         let (kind, reader) = try Frame.open(bytes)
         var r = reader
         let incoming: [Change]

@@ -197,6 +197,16 @@ extension DocStorage {
         }
     }
 
+    /// Emits the deletion of `count` visible units at `pos`.
+    func emitDelete(_ c: ContainerID, at pos: Int, count: Int) {
+        guard recordEvents else { return }
+        if c.type == .text {
+            emit(c, .text((pos > 0 ? [.retain(count: pos, attributes: nil)] : []) + [.delete(count: count)]))
+        } else {
+            emit(c, .list((pos > 0 ? [.retain(count: pos)] : []) + [.delete(count: count)]))
+        }
+    }
+
     /// Registers a mark whose anchors are already in the sequence and emits the style change.
     func emitMark(_ c: ContainerID, _ seq: FugueSequence, markID: OpID, key: String) {
         guard recordEvents, let s = seq.cursor(of: markID), let e = seq.cursor(of: markID.advanced(by: 1)) else { return }

@@ -76,6 +76,7 @@ extension CRDTDocument {
     /// Throws when a frontier ID is not in the committed history.
     /// - Complexity: O(c · d) for the c changes in that version with d dependencies each.
     public func versionVector(of frontiers: Frontiers) throws(VersionError) -> VersionVector {
+        if let full = historyDocument { return try full.versionVector(of: frontiers) }
         for id in frontiers.ids where !s.version.includes(id) { throw .unknownFrontier(id, known: s.version) }
         var vv = VersionVector()
         s.addPast(of: frontiers.ids, to: &vv)

@@ -27,6 +27,18 @@ if arguments.first == "--only-json", let path = arguments.dropFirst().first {
     print("parse \(Bench.format(parse)), import \(Bench.format(apply)) (\(updates.changes.reduce(0) { $0 + $1.ops.count }) ops)")
     exit(0)
 }
+// Profiling aid: import one Loro binary blob (updates or snapshot, then read the text), best of 10.
+if arguments.first == "--only-loro", let path = arguments.dropFirst().first {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    var text = ""
+    let seconds = try Bench.best(of: 10) {
+        var d = CRDTDocument(peer: 3)
+        try d.importLoro(bytes)
+        text = d.text(TraceReplay.textID)
+    }
+    print("import + read text \(Bench.format(seconds)) (\(text.unicodeScalars.count) scalars)")
+    exit(0)
+}
 let skipPeers = arguments.contains("--no-peers")
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()

@@ -270,6 +270,9 @@ enum LoroStateDecoder {
                 throw CRDTError.malformedBytes(offset: value.offset, reason: "state key: \(error)")
             }
             try container(c, value, into: st)
+            // A child container nothing was written to has no state here (Loro lists every tree
+            // node's property map, and every child created, written or not).
+            if case .normal = c, st.hasState(c), st.isEmptyState(c) { st.removeState(c) }
         }
         // Child containers hang under the value that holds them.
         for (c, map) in st.maps {

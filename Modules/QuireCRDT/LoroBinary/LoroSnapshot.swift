@@ -54,7 +54,9 @@ struct LoroSnapshotSections {
 
     /// Reads the ChangeStore section's entries (the blocks stay undecoded).
     /// - Complexity: O(size of the section) to decompress its SSTable blocks.
-    func changeStore() throws(CRDTError) -> ChangeStore {
+    func changeStore() throws(CRDTError) -> ChangeStore { try Self.changeStore(oplog) }
+
+    static func changeStore(_ oplog: SSTable) throws(CRDTError) -> ChangeStore {
         var store = ChangeStore(version: VersionVector(), frontiers: Frontiers(), shallowStart: nil, shallowFrontiers: nil, blocks: [])
         for (key, value) in try oplog.allEntries() {
             var v = value
@@ -102,6 +104,8 @@ extension CRDTDocument {
     /// imported, as Loro does for a document that is not empty.
     mutating func importLoroSnapshot(_ body: ByteReader) throws(CRDTError) -> ImportStatus {
         let sections = try LoroSnapshotSections(body)
+        if let status = try importDeferred(sections) { return status }
+        materializeHistory()
         let store = try sections.changeStore()
         let changes = try store.changes()
         guard sections.isShallow, isPristine else {
@@ -170,6 +174,26 @@ extension DocStorage {
         }
     }
 
+    /// Whether the container's state is empty: no element (even deleted), key (even deleted),
+    /// node, or counter value.
+    func isEmptyState(_ c: ContainerID) -> Bool {
+        switch c.type {
+        case .text, .list, .movableList: return sequences[c].map { $0.summary.elements == 0 } ?? true
+        case .map: return maps[c]?.isEmpty ?? true
+        case .tree: return trees[c]?.nodes.isEmpty ?? true
+        case .counter: return (counters[c] ?? 0) == 0
+        }
+    }
+
+    /// Drops the container's state.
+    func removeState(_ c: ContainerID) {
+        sequences[c] = nil
+        maps[c] = nil
+        trees[c] = nil
+        movables[c] = nil
+        counters[c] = nil
+    }
+
     /// Gives the container an empty state (it shows in deep values).
     func touch(_ c: ContainerID) {
         switch c.type {
@@ -229,6 +253,7 @@ extension CRDTDocument {
     /// loaded from a shallow snapshot exports a shallow snapshot at its root, as Loro does.
     /// - Complexity: O(n + h) for the state and the history (see ``exportJSONUpdates(from:to:)``).
     public func exportLoroSnapshot() -> [UInt8] {
+        if let full = historyDocument { return full.exportLoroSnapshot() }
         if let root = s.shallowRoot {
             return shallowSnapshot(root: root.frontiers, rootVersion: root.version, rootState: s.shallowRootStorage(), anchors: root.anchors)
         }
@@ -276,6 +301,7 @@ extension CRDTDocument {
     /// - Complexity: O(ops + n log n) to build the state at the root (as ``fork(at:peer:)``),
     ///   plus the export of the history after it (as ``exportJSONUpdates(from:to:)``).
     public func exportShallowSnapshot(at frontiers: Frontiers) throws(VersionError) -> [UInt8] {
+        if let full = historyDocument { return try full.exportShallowSnapshot(at: frontiers) }
         if let root = s.shallowRoot { return shallowSnapshot(root: root.frontiers, rootVersion: root.version, rootState: s.shallowRootStorage(), anchors: root.anchors) }
         for id in frontiers.ids where !s.version.includes(id) { throw .unknownFrontier(id, known: s.version) }
         var ids = frontiers.ids
