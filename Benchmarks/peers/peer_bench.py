@@ -8,7 +8,9 @@ Metrics (times: best of REPEATS, time.perf_counter):
   one_commit_s          a single commit/transaction around the whole trace
   snapshot_bytes        Loro: ExportMode.Snapshot(); Yrs: full-state update (its snapshot)
   load_s                fresh doc imports the snapshot, then reads the text
+  export_snapshot_s     Loro: ExportMode.Snapshot() of the replayed document
   updates_bytes         all updates from the empty version as one blob
+  export_updates_s      Loro: ExportMode.Updates(empty version) of the replayed document
   import_all_s          fresh doc imports that blob
   update_bytes_per_txn  mean size of the update each transaction emits
   json_bytes            Loro: export_json_updates of the whole history (written to --json-out FILE
@@ -76,7 +78,7 @@ def bench_loro(txns, end):
     out["replay_s"], doc = best(lambda: replay(True))
     assert doc.get_text("text").to_string() == end, "loro replay diverged"
     out["one_commit_s"], _ = best(lambda: replay(False))
-    snapshot = doc.export(loro.ExportMode.Snapshot())
+    out["export_snapshot_s"], snapshot = best(lambda: doc.export(loro.ExportMode.Snapshot()))
     out["snapshot_bytes"] = len(snapshot)
 
     def load():
@@ -86,7 +88,7 @@ def bench_loro(txns, end):
 
     out["load_s"], text = best(load, 10)
     assert text == end
-    updates = doc.export(loro.ExportMode.Updates(loro.VersionVector()))
+    out["export_updates_s"], updates = best(lambda: doc.export(loro.ExportMode.Updates(loro.VersionVector())))
     out["updates_bytes"] = len(updates)
     if BIN_OUT:
         with open(BIN_OUT + "/updates.bin", "wb") as f:

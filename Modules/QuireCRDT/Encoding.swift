@@ -394,7 +394,7 @@ enum Frame {
         var sr = ByteReader(bytes, from: bytes.count - 4)
         let expected = try sr.u32()
         let actual = CRC32.checksum(bytes, count: bytes.count - 4)
-        guard expected == actual else { throw .checksumMismatch(expected: expected, actual: actual) }
+        guard expected == actual else { throw .checksumMismatch(offset: bytes.count - 4, expected: expected, actual: actual) }
         guard bytes[1] >> 4 == version else { throw .unsupportedVersion(bytes[1] >> 4) }
         guard let kind = Kind(rawValue: bytes[1] & 0x07) else { throw .malformedBytes(offset: 1, reason: "unknown blob kind") }
         guard bytes[1] & compressedFlag != 0 else { return (kind, ByteReader(bytes, from: 2, to: bytes.count - 4)) }

@@ -142,7 +142,7 @@ extension CRDTDocument {
         let expected = try tail.u32()
         let covered = Array(bytes[0..<blobStart]) + Array(bytes[blobEnd..<(bytes.count - 4)])
         let actual = CRC32.checksum(covered, count: covered.count)
-        guard expected == actual else { throw .checksumMismatch(expected: expected, actual: actual) }
+        guard expected == actual else { throw .checksumMismatch(offset: bytes.count - 4, expected: expected, actual: actual) }
         let t = try EncodeTables.read(&extras)
         let pending = try ChangeCodec.read(&extras, t)
         var styles: [String: ExpandType] = [:]

@@ -4,7 +4,8 @@ import QuireCRDT
 
 // The CRDT benchmark: replays the automerge-paper trace into Quire and, in the same run, into Loro
 // (PyPI loro) and Yrs (PyPI pycrdt) through Benchmarks/peers/peer_bench.py, then prints a table
-// with ratios. Run in release:
+// with ratios. Loro's own JSON updates, binary updates and snapshot of the trace are written by
+// the Python side and imported by Quire here, next to Loro importing the same bytes. Run in release:
 //   swift run -c release --package-path Benchmarks CRDTBenchmark [--no-peers] [TRACE.json.gz]
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -151,10 +152,14 @@ struct PeerNumbers {
     var updateBytes: Double?
     var jsonBytes: Int?
     var importJSON: Double?
+    var exportSnapshot: Double?
+    var exportUpdates: Double?
 }
 
 // Loro writes the whole history as JSON updates here, so that Quire imports exactly Loro's text.
 let loroJSONFile = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier)-loro.json")
+// …and its binary updates and snapshot (updates.bin, snapshot.bin).
+let loroBinaryDir = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier)-loro")
 
 func peerNumbers() -> [String: PeerNumbers] {
     if skipPeers { return [:] }
@@ -166,7 +171,11 @@ func peerNumbers() -> [String: PeerNumbers] {
         _ = run("/usr/bin/env", ["python3", "-m", "venv", venv.path])
         _ = run(python, ["-m", "pip", "install", "--quiet", "-r", peersDir.appendingPathComponent("requirements.txt").path])
     }
-    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath, "--json-out", loroJSONFile.path])
+    do { try FileManager.default.createDirectory(at: loroBinaryDir, withIntermediateDirectories: true) } catch {
+        FileHandle.standardError.write(Data("cannot create \(loroBinaryDir.path): \(error)\n".utf8))
+    }
+    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath, "--json-out", loroJSONFile.path,
+                                     "--bin-out", loroBinaryDir.path])
     let object: [String: [String: Double]]
     do {
         guard status == 0, let parsed = try JSONSerialization.jsonObject(with: out) as? [String: [String: Double]] else {
@@ -183,7 +192,7 @@ func peerNumbers() -> [String: PeerNumbers] {
         result[name] = PeerNumbers(replay: m["replay_s"], oneCommit: m["one_commit_s"], snapshotBytes: m["snapshot_bytes"].map { Int($0) },
                                    load: m["load_s"], updatesBytes: m["updates_bytes"].map { Int($0) }, importAll: m["import_all_s"],
                                    updateBytes: m["update_bytes_per_txn"], jsonBytes: m["json_bytes"].map { Int($0) },
-                                   importJSON: m["import_json_s"])
+                                   importJSON: m["import_json_s"], exportSnapshot: m["export_snapshot_s"], exportUpdates: m["export_updates_s"])
     }
     return result
 }
@@ -211,6 +220,59 @@ let importJSONSeconds = try Bench.best(of: 5) {
 }
 precondition(jsonDocs[0].text(textID) == trace.endContent, "the JSON import diverged from endContent")
 print("Loro JSON updates imported: \(loroJSON != nil ? "written by Loro" : "Quire's own export (no peers)"), \(jsonToImport.count) bytes")
+// 7. Loro's binary formats: Quire's exports of the trace, and Quire importing Loro's own bytes
+// (without the peers, Quire's own Loro export stands in).
+let loroUpdates = replayed.exportLoroUpdates()
+let loroSnapshot = replayed.exportLoroSnapshot()
+let exportLoroUpdatesSeconds = Bench.best(of: 5) { _ = replayed.exportLoroUpdates() }
+let exportLoroSnapshotSeconds = Bench.best(of: 5) { _ = replayed.exportLoroSnapshot() }
+func loroFile(_ name: String) throws -> [UInt8]? {
+    let url = loroBinaryDir.appendingPathComponent(name)
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    defer {
+        do { try FileManager.default.removeItem(at: url) } catch { FileHandle.standardError.write(Data("could not remove \(url.path): \(error)\n".utf8)) }
+    }
+    return try [UInt8](Data(contentsOf: url))
+}
+let updatesFromLoro = try loroFile("updates.bin")
+let snapshotFromLoro = try loroFile("snapshot.bin")
+do { try FileManager.default.removeItem(at: loroBinaryDir) } catch { if !skipPeers { FileHandle.standardError.write(Data("could not remove \(loroBinaryDir.path): \(error)\n".utf8)) } }
+var loroDocs: [CRDTDocument] = []
+var loroText = ""
+let importLoroUpdatesSeconds = try Bench.best(of: 10) {
+    var doc = CRDTDocument(peer: 3)
+    try doc.importLoro(updatesFromLoro ?? loroUpdates)
+    loroText = doc.text(textID)
+    loroDocs.append(doc)
+}
+precondition(loroText == trace.endContent, "the Loro updates import diverged from endContent")
+let loadLoroSnapshotSeconds = try Bench.best(of: 20) {
+    var doc = CRDTDocument(peer: 3)
+    try doc.importLoro(snapshotFromLoro ?? loroSnapshot)
+    loroText = doc.text(textID)
+    loroDocs.append(doc)
+}
+precondition(loroText == trace.endContent, "the Loro snapshot import diverged from endContent")
+// Keystroke-sized updates in Loro's binary format: each transaction's change on its own, over the
+// first transactions (Quire's Loro export resolves positions against the whole history, so the
+// whole trace this way would take minutes; the size per keystroke barely depends on it).
+let keystrokeSample = min(2_000, trace.transactions.count)
+var loroUpdateTotal = 0
+do {
+    var doc = CRDTDocument(peer: 1)
+    for txn in trace.transactions.prefix(keystrokeSample) {
+        let before = doc.version
+        for p in txn.patches {
+            if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
+            if !p.insert.isEmpty { try doc.insertText(p.insert, at: p.position, in: textID) }
+        }
+        doc.commit()
+        loroUpdateTotal += doc.exportLoroUpdates(from: before).count
+    }
+}
+let meanLoroUpdate = Double(loroUpdateTotal) / Double(max(1, keystrokeSample))
+print("Loro binary blobs imported: \(updatesFromLoro != nil ? "written by Loro" : "Quire's own export (no peers)")")
+
 func cell(_ v: Double?, time: Bool) -> String {
     guard let v else { return "—" }
     return time ? Bench.format(v) : String(format: "%.0f", v)
@@ -233,6 +295,13 @@ let rows: [(String, Double, Double?, Double?, Bool)] = [
     ("import Loro JSON updates (parse incl.)", importJSONSeconds, loro?.importJSON, nil, true),
     ("  of which parsing the JSON", parseJSONSeconds, nil, nil, true),
     ("export Loro JSON updates", exportJSONSeconds, nil, nil, true),
+    ("Loro binary updates bytes (whole history)", Double(loroUpdates.count), loro?.updatesBytes.map(Double.init), nil, false),
+    ("mean Loro binary update bytes per txn (first \(keystrokeSample))", meanLoroUpdate, loro?.updateBytes, nil, false),
+    ("export Loro binary updates", exportLoroUpdatesSeconds, loro?.exportUpdates, nil, true),
+    ("import Loro binary updates (Loro's blob)", importLoroUpdatesSeconds, loro?.importAll, nil, true),
+    ("Loro snapshot bytes", Double(loroSnapshot.count), loro?.snapshotBytes.map(Double.init), nil, false),
+    ("export Loro snapshot", exportLoroSnapshotSeconds, loro?.exportSnapshot, nil, true),
+    ("Loro snapshot load + read text (Loro's blob)", loadLoroSnapshotSeconds, loro?.load, nil, true),
 ]
 Bench.table(["what", "Quire", "Loro", "Yrs", "Loro/Quire", "Yrs/Quire"], rows.map { name, q, l, y, isTime in
     [name, cell(q, time: isTime), cell(l, time: isTime), cell(y, time: isTime), ratio(q, l), ratio(q, y)]

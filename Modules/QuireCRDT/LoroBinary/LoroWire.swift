@@ -198,7 +198,7 @@ enum LoroEnvelope {
         var r = ByteReader(bytes, from: 16)
         let stored = try r.u32()
         let actual = XXHash32.hash(bytes, 20..<bytes.count, seed: XXHash32.loroSeed)
-        guard stored == actual else { throw .checksumMismatch(expected: stored, actual: actual) }
+        guard stored == actual else { throw .checksumMismatch(offset: 16, expected: stored, actual: actual) }
         let raw = try r.u16be()
         guard let mode = Mode(rawValue: raw) else {
             throw .malformedBytes(offset: 20, reason: "unsupported Loro encode mode \(raw) (this build reads 3, FastSnapshot, and 4, FastUpdates)")

@@ -48,7 +48,7 @@ struct SSTable {
         // The checksum covers the entries: after the count, before the checksum itself.
         let stored = UInt32(r.bytes[r.end - 8]) | UInt32(r.bytes[r.end - 7]) << 8 | UInt32(r.bytes[r.end - 6]) << 16 | UInt32(r.bytes[r.end - 5]) << 24
         let actual = XXHash32.hash(r.bytes, (metaOffset + 4)..<(r.end - 8), seed: XXHash32.loroSeed)
-        guard stored == actual else { throw .checksumMismatch(expected: stored, actual: actual) }
+        guard stored == actual else { throw .checksumMismatch(offset: r.end - 8, expected: stored, actual: actual) }
         m = ByteReader(r.bytes, from: metaOffset, to: r.end - 8)
         let countAt = m.offset
         let count = Int(try m.u32())
@@ -96,7 +96,7 @@ struct SSTable {
         let b = blocks[i]
         let stored = UInt32(reader.bytes[b.end - 4]) | UInt32(reader.bytes[b.end - 3]) << 8 | UInt32(reader.bytes[b.end - 2]) << 16 | UInt32(reader.bytes[b.end - 1]) << 24
         let actual = XXHash32.hash(reader.bytes, b.offset..<(b.end - 4), seed: XXHash32.loroSeed)
-        guard stored == actual else { throw .checksumMismatch(expected: stored, actual: actual) }
+        guard stored == actual else { throw .checksumMismatch(offset: b.end - 4, expected: stored, actual: actual) }
         let stored_ = ByteReader(reader.bytes, from: b.offset, to: b.end - 4)
         let body = b.compressed ? ByteReader(try LZ4Frame.decompress(stored_)) : stored_
         if b.isLarge { return [(b.firstKey, body)] }
