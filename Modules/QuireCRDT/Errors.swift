@@ -22,7 +22,8 @@ public enum CRDTError: Error, Equatable, Sendable, CustomStringConvertible {
     case checksumMismatch(offset: Int, expected: UInt32, actual: UInt32)
     /// The encoding's version is not supported.
     case unsupportedVersion(UInt8)
-    /// An imported operation references something that does not exist in its container.
+    /// An imported operation refers to something that does not exist, or that its container
+    /// does not allow: the container, the operation's ID (or the reference) and why.
     case invalidReference(container: ContainerID, id: OpID, reason: String)
 
     public var description: String {

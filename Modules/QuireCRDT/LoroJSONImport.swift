@@ -40,6 +40,10 @@ extension CRDTDocument {
     /// Imports position-based changes (Loro's JSON or binary updates), each with where it came
     /// from for error messages; see ``importJSONUpdates(_:)-(LoroJSONUpdates)``.
     mutating func importPositional(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        // Loro reserves peer u64::MAX (its deleted tree root); Quire's packed IDs mean "none" by it.
+        if let bad = incoming.first(where: { $0.change.id.peer == PeerID.max }) {
+            throw .invalidOperation(path: bad.source, reason: "a change by peer \(PeerID.max), which Loro reserves")
+        }
         // Changes concurrent with a deferred snapshot's version need its history.
         if storage.deferred != nil, let root = s.shallowRoot, incoming.contains(where: { !root.followedBy($0.change.deps) && s.version[$0.change.id.peer] < $0.change.id.counter + OpCounter($0.change.length) }) {
             materializeHistory()

@@ -123,6 +123,7 @@ extension DocStorage {
             run.deleted = true
             movables[c] = state
             if let (leaf, index) = slot { seq.insertElem(run, leaf: leaf, at: index) } else { seq.integrate(run, wantPosition: false) }
+            hideSource(c, seq, from)
             return
         }
         let old = e.pos
@@ -140,10 +141,18 @@ extension DocStorage {
             pos = seq.integrate(run, wantPosition: recordEvents)
         }
         emit(c, .list((pos > 0 ? [.retain(count: pos)] : []) + [.insert([e.value])]))
-        if let from = visiblePosition(seq, old) {
-            seq.setVisible(old, false)
-            emit(c, .list((from > 0 ? [.retain(count: from)] : []) + [.delete(count: 1)]))
-        }
+        hideSource(c, seq, old)
+        hideSource(c, seq, from)
+    }
+
+    /// Hides a move's source item if an element is still shown there. That is the moved
+    /// element's old item; a source that carried another element (which no history Loro writes
+    /// has, only damaged input) removes that element too, as Loro does.
+    /// - Complexity: O(log n · fanout).
+    private func hideSource(_ c: ContainerID, _ seq: FugueSequence, _ item: OpID) {
+        guard let at = visiblePosition(seq, item) else { return }
+        seq.setVisible(item, false)
+        emit(c, .list((at > 0 ? [.retain(count: at)] : []) + [.delete(count: 1)]))
     }
 
     /// Applies a set: the value changes when this write beats the element's current one.

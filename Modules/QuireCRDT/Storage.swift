@@ -43,6 +43,7 @@ struct ShallowRoot {
     var maps: [ContainerID: [String: MapEntry]]
     var trees: [ContainerID: TreeState]
     var movables: [ContainerID: MovableListState] = [:]
+    var counters: [ContainerID: Double] = [:]
     /// The root's frontier operations as the snapshot carried them (Loro keeps them as the
     /// history's anchor), to write them again when this document exports a shallow snapshot.
     var anchors: [LoroJSONChange] = []

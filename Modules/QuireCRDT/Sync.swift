@@ -314,7 +314,14 @@ extension DocStorage {
                     currentContainer = op.container
                     current = batches.removeValue(forKey: op.container) ?? BatchIDs()
                 }
-                try validate(op, peer: ch.peer, lamport: ch.lamport + Lamport(op.counter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
+                do {
+                    try validate(op, peer: ch.peer, lamport: ch.lamport + Lamport(op.counter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
+                } catch {
+                    // Name the refused operation, which importers map back to where it came from.
+                    let reason: String
+                    if case let .invalidReference(_, target, why) = error { reason = "refers to \(target): \(why)" } else { reason = error.description }
+                    throw .invalidReference(container: op.container, id: OpID(peer: ch.peer, counter: op.counter), reason: reason)
+                }
             }
         }
         commit()

@@ -122,20 +122,21 @@ struct LoroBinaryInteropTests {
         let loro = try LoroPeer()
         for seed in UInt64(0)..<6 {
             try loro.create("a", peer: 700 + seed)
-            try loro.randomEdits("a", seed: 100 + seed, count: 80)
+            // Every container type, movable lists and counters included, on both sides of the root.
+            try loro.randomEdits("a", seed: 100 + seed, count: 80, all: true)
             let mid = try loro.state("a", texts: []).frontiers
-            try loro.randomEdits("a", seed: 200 + seed, count: 40 + 60 * Int(seed % 2))
+            try loro.randomEdits("a", seed: 200 + seed, count: 40 + 60 * Int(seed % 2), all: true)
             var doc = T.document(peer: 800 + seed)
             try doc.importLoro(loro.exportBinary("a", .shallow(mid)))
             try T.expectSame(doc, loro, "a", "seed \(seed): after importing the shallow snapshot")
             #expect(throws: VersionError.self) { try doc.checkout(doc.frontiers) }
             let have = doc.version
-            try loro.randomEdits("a", seed: 300 + seed, count: 30)
+            try loro.randomEdits("a", seed: 300 + seed, count: 30, all: true)
             try doc.importLoro(loro.exportBinary("a", .updates(from: have)))
             try T.expectSame(doc, loro, "a", "seed \(seed): after Loro's later edits")
             let sent = doc.version
             var rng = SeededRNG(seed: seed)
-            for _ in 0..<20 { try T.randomEdit(&doc, &rng) }
+            for _ in 0..<20 { try T.randomEdit(&doc, &rng, all: true) }
             doc.commit()
             try loro.importBinary("a", doc.exportLoroUpdates(from: sent))
             try T.expectSame(doc, loro, "a", "seed \(seed): after Quire's edits on the shallow document")
@@ -157,10 +158,10 @@ struct LoroBinaryInteropTests {
         var frontiers: [Frontiers] = [doc.frontiers]
         for round in 0..<4 {
             let have = doc.version
-            try loro.randomEdits("src", seed: 40 + UInt64(round), count: 25)
+            try loro.randomEdits("src", seed: 40 + UInt64(round), count: 25, all: true)
             try doc.importLoro(loro.exportBinary("src", .updates(from: have)))
             var rng = SeededRNG(seed: UInt64(round))
-            for _ in 0..<10 { try T.randomEdit(&doc, &rng) }
+            for _ in 0..<10 { try T.randomEdit(&doc, &rng, all: true) }
             doc.commit()
             try loro.importBinary("src", doc.exportLoroUpdates(from: have))
             frontiers.append(doc.frontiers)
@@ -172,6 +173,11 @@ struct LoroBinaryInteropTests {
             var back = T.document(peer: 70 + UInt64(i))
             try back.importLoro(doc.exportShallowSnapshot(at: f))
             try T.expectSame(back, loro, "s\(i)", "Quire reading its own shallow snapshot at \(f.ids)")
+            // A shallow document exports a shallow snapshot at its root, from the root's state.
+            try loro.create("t\(i)", peer: 80 + UInt64(i))
+            try loro.importBinary("t\(i)", back.exportLoroSnapshot())
+            try T.expectSame(back, loro, "t\(i)", "the shallow document's own snapshot at \(f.ids)")
+            try loro.drop("t\(i)")
             try loro.drop("s\(i)")
         }
     }

@@ -38,6 +38,13 @@ if arguments.first == "--only-loro", let path = arguments.dropFirst().first {
         text = d.text(TraceReplay.textID)
     }
     print("import + read text \(Bench.format(seconds)) (\(text.unicodeScalars.count) scalars)")
+    // The first edit decodes the whole state (the load above leaves it undecoded).
+    let edit = try Bench.best(of: 10) {
+        var d = CRDTDocument(peer: 3)
+        try d.importLoro(bytes)
+        try d.insertText("x", at: 0, in: TraceReplay.textID)
+    }
+    print("import + first edit \(Bench.format(edit))")
     exit(0)
 }
 let skipPeers = arguments.contains("--no-peers")

@@ -386,7 +386,8 @@ enum LoroStateDecoder {
 
     private static func id(_ peers: [PeerID], _ peer: Int64, _ counter: Int64, _ lamportDelta: Int64, at: Int) throws(CRDTError) -> (PeerID, OpCounter, Lamport) {
         let lamport = counter + lamportDelta
-        guard let p = peers[safe: Int(peer)], counter >= 0, counter <= Int64(OpCounter.max), lamport >= 0, lamport <= Int64(Lamport.max / 2) else {
+        // Loro reserves peer u64::MAX (for its deleted tree root); no operation has it.
+        guard let p = peers[safe: Int(peer)], p != PeerID.max, counter >= 0, counter <= Int64(OpCounter.max), lamport >= 0, lamport <= Int64(Lamport.max / 2) else {
             throw CRDTError.malformedBytes(offset: at, reason: "ID (peer \(peer), counter \(counter), Lamport \(lamport)) out of range")
         }
         return (p, OpCounter(counter), Lamport(lamport))

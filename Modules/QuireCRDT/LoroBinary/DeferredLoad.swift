@@ -21,16 +21,23 @@ extension DocStorage {
                 try LoroStateDecoder.load(try deferred.state.allEntries(), into: self)
                 nextLamport = try Self.lamportEnd(of: try LoroSnapshotSections.changeStore(deferred.oplog))
             } catch {
-                // The checksum held but the state does not parse: show nothing rather than half.
+                // The checksums held but the state does not parse: the document goes back to
+                // what it was before the import (pristine), keeping the error.
                 deferredError = error
+                self.deferred = nil
                 sequences = [:]
                 maps = [:]
                 trees = [:]
                 movables = [:]
                 counters = [:]
                 parents = [:]
+                version = VersionVector()
+                frontiers = Frontiers()
+                nextLamport = 0
+                stateReady.store(true, ordering: .releasing)
+                return
             }
-            shallowRoot = ShallowRoot(version: version, frontiers: frontiers, maps: maps, trees: trees, movables: movables)
+            shallowRoot = ShallowRoot(version: version, frontiers: frontiers, maps: maps, trees: trees, movables: movables, counters: counters)
             stateReady.store(true, ordering: .releasing)
         }
     }
@@ -89,6 +96,11 @@ extension CRDTDocument {
         for id in store.frontiers.ids where !store.version.includes(id) {
             throw .malformedBytes(offset: fr.offset, reason: "frontier \(id) is not in the version \(store.version)")
         }
+        // Every block's checksum now, so that a damaged block fails the import rather than the
+        // first read (what does not parse despite its checksums is found on first use: see
+        // ``CRDTDocument/loadError``).
+        try state.verifyChecksums()
+        try sections.oplog.verifyChecksums()
         let st = DocStorage(peer: storage.peer)
         st.styles = storage.styles
         st.version = store.version
@@ -101,6 +113,14 @@ extension CRDTDocument {
 }
 
 extension CRDTDocument {
+    /// Why a snapshot loaded without decoding (see ``importLoro(_:)``) turned out not to
+    /// decode on first use, although its checksums held; the document then went back to being
+    /// empty, as before that import. nil otherwise.
+    public var loadError: CRDTError? {
+        storage.ensureState()
+        return storage.deferredError
+    }
+
     /// This document with its deferred history decoded: the snapshot's history in a fresh
     /// document, then everything since loading (with the waiting changes); nil when there is no
     /// deferred history or it does not decode (the document then stays shallow). Uncommitted

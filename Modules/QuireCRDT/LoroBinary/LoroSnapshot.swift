@@ -154,7 +154,7 @@ extension CRDTDocument {
         for (change, _) in changes where change.id.counter < version[change.id.peer] {
             anchors.append(change.prefix(upTo: version[change.id.peer]))
         }
-        st.shallowRoot = ShallowRoot(version: version, frontiers: root, maps: st.maps, trees: st.trees, movables: st.movables, anchors: anchors)
+        st.shallowRoot = ShallowRoot(version: version, frontiers: root, maps: st.maps, trees: st.trees, movables: st.movables, counters: st.counters, anchors: anchors)
         var staged = CRDTDocument(peer: s.peer)
         staged.s = st
         let status = try staged.importLoroChanges(changes)
@@ -381,7 +381,8 @@ extension DocStorage {
     }
 
     /// A shallow document's state at its root: the elements the root includes, none deleted
-    /// (the history deletes them later), and the root's maps and trees.
+    /// (the history deletes them later), and the root's maps, trees, movable lists (whose items
+    /// are shown where the root's elements sit) and counters.
     /// - Complexity: O(n).
     func shallowRootStorage() -> DocStorage {
         let st = DocStorage(peer: peer)
@@ -391,6 +392,7 @@ extension DocStorage {
             out.scalars = seq.scalars
             out.values = seq.values
             var elems: [Elem] = []
+            let shown = root.movables[c].map { Set($0.elements.values.map(\.pos)) }
             seq.forEachElem { whole in
                 var e = whole
                 let end = root.version[e.peer]
@@ -400,8 +402,23 @@ extension DocStorage {
                     e.length = keep
                     if e.kind == .text { e.utf16 = seq.utf16Count(e.content, keep); e.utf8 = seq.utf8Count(e.content, keep) } else { e.utf16 = keep; e.utf8 = keep }
                 }
-                e.deleted = false
-                elems.append(e)
+                guard let shown, c.type == .movableList else {
+                    e.deleted = false
+                    elems.append(e)
+                    return
+                }
+                // One item at a time: each is shown exactly when an element sat at it.
+                for k in 0..<e.length {
+                    var item = e
+                    item.counter += k
+                    item.lamport += Lamport(k)
+                    item.content += k
+                    item.length = 1
+                    item.utf16 = 1
+                    item.utf8 = 1
+                    item.deleted = !shown.contains(item.id)
+                    elems.append(item)
+                }
             }
             out.marks = seq.marks.filter { root.version.includes($0.key) }
             _ = out.build(elems)
@@ -409,6 +426,8 @@ extension DocStorage {
         }
         st.maps = root.maps
         st.trees = root.trees
+        st.movables = root.movables
+        st.counters = root.counters
         st.parents = parents.filter { child, _ in
             if case .normal(let id, _) = child { return root.version.includes(id) }
             return true

@@ -108,7 +108,13 @@ extension CRDTDocument {
             return try importPositional(incoming)
         } catch {
             switch error {
-            case .rejected(let e): throw e
+            case .rejected(let e):
+                // The refused operation's block, when the error names one of the incoming changes.
+                if case let .invalidReference(_, id, _) = e,
+                   let (change, offset) = changes.first(where: { $0.0.id.peer == id.peer && (($0.0.id.counter)..<($0.0.id.counter + OpCounter($0.0.length))).contains(id.counter) }) {
+                    throw .malformedBytes(offset: offset, reason: "change \(change.id) (block at byte \(offset)): \(e)")
+                }
+                throw e
             case let .invalidOperation(path, reason), let .schema(path, reason):
                 let source = offsets.keys.first { path.hasPrefix($0) }
                 throw .malformedBytes(offset: source.flatMap { offsets[$0] } ?? 0, reason: "\(path): \(reason)")

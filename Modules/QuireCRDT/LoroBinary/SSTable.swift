@@ -90,13 +90,23 @@ struct SSTable {
         return Array(r.bytes[r.offset..<r.offset + n])
     }
 
+    /// Checks every block's xxHash32 without decoding the block.
+    /// - Complexity: O(size of the store).
+    func verifyChecksums() throws(CRDTError) {
+        for b in blocks { try verifyChecksum(b) }
+    }
+
+    private func verifyChecksum(_ b: BlockMeta) throws(CRDTError) {
+        let stored = UInt32(reader.bytes[b.end - 4]) | UInt32(reader.bytes[b.end - 3]) << 8 | UInt32(reader.bytes[b.end - 2]) << 16 | UInt32(reader.bytes[b.end - 1]) << 24
+        let actual = XXHash32.hash(reader.bytes, b.offset..<(b.end - 4), seed: XXHash32.loroSeed)
+        guard stored == actual else { throw .checksumMismatch(offset: b.end - 4, expected: stored, actual: actual) }
+    }
+
     /// The key-value pairs of block `i`, checked (checksum, offsets, key order, last key).
     /// - Complexity: O(size of the block).
     func entries(ofBlock i: Int) throws(CRDTError) -> [(key: [UInt8], value: ByteReader)] {
         let b = blocks[i]
-        let stored = UInt32(reader.bytes[b.end - 4]) | UInt32(reader.bytes[b.end - 3]) << 8 | UInt32(reader.bytes[b.end - 2]) << 16 | UInt32(reader.bytes[b.end - 1]) << 24
-        let actual = XXHash32.hash(reader.bytes, b.offset..<(b.end - 4), seed: XXHash32.loroSeed)
-        guard stored == actual else { throw .checksumMismatch(offset: b.end - 4, expected: stored, actual: actual) }
+        try verifyChecksum(b)
         let stored_ = ByteReader(reader.bytes, from: b.offset, to: b.end - 4)
         let body = b.compressed ? ByteReader(try LZ4Frame.decompress(stored_)) : stored_
         if b.isLarge { return [(b.firstKey, body)] }
