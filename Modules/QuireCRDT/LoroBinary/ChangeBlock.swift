@@ -157,9 +157,11 @@ enum ChangeBlock {
                     values.uvarint(t.peer(elem.peer)); values.uvarint(UInt64(elem.lamport))
                     writeValue(value, &values, &t)
                 case let .counter(delta):
-                    // Loro's rule: a whole number below 2^27 in magnitude is an I64, anything else an F64.
+                    // A whole number below 2^27 in magnitude is an I64, anything else an F64, as
+                    // Loro writes them, except that Loro's test (`fract() < EPSILON`) also turns
+                    // a delta such as 1e-300 into I64 0; an exact test keeps it (Loro reads both).
                     let a = delta.magnitude
-                    if a - a.rounded(.towardZero) < Double.ulpOfOne, a < Double(2 << 26) {
+                    if a.rounded(.towardZero) == a, a < Double(2 << 26) {
                         kind = .i64; values.sleb(Int64(delta))
                     } else {
                         kind = .f64; values.u64be(delta.bitPattern)

@@ -80,9 +80,13 @@ extension CRDTDocument {
     /// changes whose dependencies are missing wait (``ImportStatus/pending``) until a later Loro
     /// import (binary or JSON) brings them. Everything is decoded, resolved and validated first:
     /// a thrown ``CRDTError`` names the byte offset (of the field, or of the change block whose
-    /// operation does not apply) and leaves the document unchanged.
+    /// operation does not apply) and leaves the document unchanged. An ordinary snapshot
+    /// imported into an empty document is the exception: only its checksums, version and
+    /// frontiers are checked now, its state is decoded on first use and its history when an
+    /// operation needs it (see ``loadError``).
     /// - Complexity: O(size of the blob) to decode plus the import's cost, as
-    ///   ``importJSONUpdates(_:)-(LoroJSONUpdates)``.
+    ///   ``importJSONUpdates(_:)-(LoroJSONUpdates)``; O(size of the blob) for the checksums of a
+    ///   snapshot into an empty document.
     @discardableResult
     public mutating func importLoro(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
         let (mode, body) = try LoroEnvelope.open(bytes)
