@@ -122,7 +122,7 @@ extension DocStorage {
         guard var e = state.elements[elem], e.posID < moveID else {
             run.deleted = true
             movables[c] = state
-            if let (leaf, index) = slot { seq.insertElem(run, leaf: leaf, at: index) } else { seq.integrate(run, wantPosition: false) }
+            _ = place(run, in: seq, slot: slot)
             hideSource(c, seq, from)
             return
         }
@@ -133,13 +133,7 @@ extension DocStorage {
         movables[c] = state
         // The new item first (a local slot was found with the old item in place), then the
         // element leaves its old item, if it was shown there.
-        let pos: Int
-        if let (leaf, index) = slot {
-            seq.insertElem(run, leaf: leaf, at: index)
-            pos = recordEvents ? seq.prefix(of: seq.cursor(of: run.id)!).count : 0
-        } else {
-            pos = seq.integrate(run, wantPosition: recordEvents)
-        }
+        let pos = place(run, in: seq, slot: slot)
         emit(c, .list((pos > 0 ? [.retain(count: pos)] : []) + [.insert([e.value])]))
         hideSource(c, seq, old)
         hideSource(c, seq, from)

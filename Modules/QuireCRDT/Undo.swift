@@ -32,38 +32,35 @@ struct RevertScope {
 /// undoing a deletion inserts a copy; later steps must treat the copy as the original (undoing
 /// the insertion of "hello" also removes a restored copy of its "ll").
 struct UndoAliases: Sendable {
-    private var rootOf: [OpID: OpID] = [:]
-    private var copiesOf: [OpID: [OpID]] = [:]
+    /// Originals and their copies, for one kind of ID.
+    struct Table<ID: Hashable & Sendable>: Sendable {
+        private var rootOf: [ID: ID] = [:]
+        private var copiesOf: [ID: [ID]] = [:]
 
-    /// The original element `id` stands for.
-    /// - Complexity: O(1) expected.
-    func root(_ id: OpID) -> OpID { rootOf[id] ?? id }
+        /// The original `id` stands for.
+        /// - Complexity: O(1) expected.
+        func root(_ id: ID) -> ID { rootOf[id] ?? id }
 
-    /// The original and its copies, oldest first.
-    /// - Complexity: O(copies).
-    func incarnations(_ root: OpID) -> [OpID] { [root] + (copiesOf[root] ?? []) }
+        /// The original and its copies, oldest first.
+        /// - Complexity: O(copies).
+        func incarnations(_ root: ID) -> [ID] { [root] + (copiesOf[root] ?? []) }
 
-    mutating func add(copy: OpID, of root: OpID) {
-        rootOf[copy] = root
-        copiesOf[root, default: []].append(copy)
+        mutating func add(copy: ID, of root: ID) {
+            rootOf[copy] = root
+            copiesOf[root, default: []].append(copy)
+        }
     }
 
+    private var sequenceElements = Table<OpID>()
     // Movable list elements come back as new elements too.
-    private var elementRootOf: [IdLp: IdLp] = [:]
-    private var elementCopiesOf: [IdLp: [IdLp]] = [:]
+    private var movableElements = Table<IdLp>()
 
-    /// The original movable list element `id` stands for.
-    /// - Complexity: O(1) expected.
-    func root(_ id: IdLp) -> IdLp { elementRootOf[id] ?? id }
-
-    /// The original element and its copies, oldest first.
-    /// - Complexity: O(copies).
-    func incarnations(_ root: IdLp) -> [IdLp] { [root] + (elementCopiesOf[root] ?? []) }
-
-    mutating func add(copy: IdLp, of root: IdLp) {
-        elementRootOf[copy] = root
-        elementCopiesOf[root, default: []].append(copy)
-    }
+    func root(_ id: OpID) -> OpID { sequenceElements.root(id) }
+    func incarnations(_ root: OpID) -> [OpID] { sequenceElements.incarnations(root) }
+    mutating func add(copy: OpID, of root: OpID) { sequenceElements.add(copy: copy, of: root) }
+    func root(_ id: IdLp) -> IdLp { movableElements.root(id) }
+    func incarnations(_ root: IdLp) -> [IdLp] { movableElements.incarnations(root) }
+    mutating func add(copy: IdLp, of root: IdLp) { movableElements.add(copy: copy, of: root) }
 }
 
 extension FugueSequence {

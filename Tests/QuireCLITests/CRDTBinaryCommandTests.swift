@@ -98,26 +98,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let exported = try QuireProcess.run(["crdt", "export", "--format", "loro", "--peer", "99"] + Self.inputs + options + ["-o", file.path])
         #expect(exported.status == 0, "\(exported.stderr)")
-        let script = """
-        import json, sys, loro
-        doc = loro.LoroDoc()
-        doc.import_(open(sys.argv[1], "rb").read())
-        def plain(v):
-            if isinstance(v, (bytes, bytearray)): return list(v)
-            if isinstance(v, dict): return {k: plain(x) for k, x in v.items()}
-            if isinstance(v, list): return [plain(x) for x in v]
-            return v
-        print(json.dumps(plain(doc.get_deep_value())))
-        """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CRDTCommandTests.loroPython!)
-        process.arguments = ["-c", script, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(try CRDTCommandTests.json(String(decoding: data, as: UTF8.self)) == Self.expectedDeep())
+        let loro = try CRDTCommandTests.loroDeepValue(load: #"doc.import_(open(sys.argv[1], "rb").read())"#, arguments: [file.path])
+        #expect(loro == (try Self.expectedDeep()))
     }
 }

@@ -247,8 +247,40 @@ import Testing
         }
     }
 
+    /// Input `iteration` of a decoder: a mutation of one of its seeds, with valid checksums
+    /// half of the time (over the original layout when bytes moved, which the SSTable checks
+    /// then catch). The same iteration is the same input whatever the counts and shards.
+    static func input(_ decoder: Decoder, iteration: Int, seeds: [[UInt8]], sums: [[(Range<Int>, Int)]]) -> (bytes: [UInt8], seed: Int, resealed: Bool) {
+        var rng = SeededRNG(seed: UInt64(iteration) &* 0x1_0000 &+ UInt64(Decoder.allCases.firstIndex(of: decoder)!))
+        let which = rng.int(0..<seeds.count)
+        var (bytes, sameLayout) = mutate(seeds[which], &rng)
+        let resealed = rng.chance(0.5)
+        if resealed {
+            switch decoder {
+            case .quireSnapshot: if sameLayout { resealQuire(&bytes, original: seeds[which]) }
+            case .lz4: resealLZ4(&bytes)
+            case .sstable:
+                if sameLayout, let table = try? SSTable(ByteReader(seeds[which])) {
+                    reseal(&bytes, table.blocks.map { ($0.offset..<$0.end - 4, $0.end - 4) })
+                }
+            case .cursor, .ephemeral: break
+            default: reseal(&bytes, sameLayout ? sums[which] : [(20..<max(20, bytes.count), 16)])
+            }
+        }
+        return (bytes, which, resealed)
+    }
+
+    /// `QUIRE_FUZZ_ONLY=DECODER:ITERATION` runs that one input (as a failure names it).
+    static let only: (Decoder, Int)? = {
+        guard let spec = ProcessInfo.processInfo.environment["QUIRE_FUZZ_ONLY"] else { return nil }
+        let parts = spec.split(separator: ":")
+        guard parts.count == 2, let decoder = Decoder(rawValue: String(parts[0])), let n = Int(parts[1]) else { return nil }
+        return (decoder, n)
+    }()
+
     @Test(arguments: Decoder.allCases, 0..<shards)
     func mutatedInputsThrowOrImport(decoder: Decoder, shard: Int) throws {
+        if let (only, _) = Self.only, only != decoder || shard != 0 { return }
         let seeds = try Self.seeds(decoder)
         let (doc, middle) = try Self.corpusDocument()
         let targets = Self.targets(try doc.fork(at: middle, peer: 903))
@@ -257,30 +289,13 @@ import Testing
         if shard == 0 {
             for bytes in seeds { #expect(!Self.check(bytes, decoder, targets: targets, observed: pristine, context: "\(decoder) seed").contains("error")) }
         }
-        let sums = seeds.map { decoder == .quireSnapshot || decoder == .lz4 || decoder == .sstable || decoder == .cursor || decoder == .ephemeral ? [] : Self.checksums(ofLoro: $0) }
+        let sums = seeds.map { [.updates, .snapshot, .shallowSnapshot, .loroWritten].contains(decoder) ? Self.checksums(ofLoro: $0) : [] }
         var counts: [String: Int] = [:]
         let perShard = (Self.inputsPerDecoder + Self.shards - 1) / Self.shards
-        for i in 0..<perShard {
-            let iteration = shard * perShard + i
-            var rng = SeededRNG(seed: UInt64(iteration) &* 0x1_0000 &+ UInt64(Decoder.allCases.firstIndex(of: decoder)!))
-            let which = rng.int(0..<seeds.count)
-            var (bytes, sameLayout) = Self.mutate(seeds[which], &rng)
-            // Half of the inputs carry valid checksums (over the original layout when bytes
-            // moved, which the SSTable checks then catch).
-            let resealed = rng.chance(0.5)
-            if resealed {
-                switch decoder {
-                case .quireSnapshot: if sameLayout { Self.resealQuire(&bytes, original: seeds[which]) }
-                case .lz4: Self.resealLZ4(&bytes)
-                case .sstable:
-                    if sameLayout, let table = try? SSTable(ByteReader(seeds[which])) {
-                        Self.reseal(&bytes, table.blocks.map { ($0.offset..<$0.end - 4, $0.end - 4) })
-                    }
-                case .cursor, .ephemeral: break
-                default: Self.reseal(&bytes, sameLayout ? sums[which] : [(20..<max(20, bytes.count), 16)])
-                }
-            }
-            let context = "\(decoder) input \(iteration) (seed \(which), resealed \(resealed))"
+        let iterations = Self.only.map { [$0.1] } ?? Array(shard * perShard..<(shard + 1) * perShard)
+        for iteration in iterations {
+            let (bytes, which, resealed) = Self.input(decoder, iteration: iteration, seeds: seeds, sums: sums)
+            let context = "\(decoder) input \(iteration) (seed \(which), resealed \(resealed); QUIRE_FUZZ_ONLY=\(decoder):\(iteration) runs it alone)"
             for outcome in Self.check(bytes, decoder, targets: targets, observed: pristine, context: context) {
                 counts[outcome + (resealed ? "/resealed" : ""), default: 0] += 1
             }
@@ -289,7 +304,7 @@ import Testing
         #expect(targets.map(Self.observable) == pristine, "\(decoder): an import changed the document it was copied from")
         // The mutations must reach past the checksums: some resealed inputs fail in the decoders
         // themselves and some are accepted.
-        if perShard >= 50 && decoder != .cursor && decoder != .ephemeral {
+        if Self.only == nil && perShard >= 50 && decoder != .cursor && decoder != .ephemeral {
             #expect(counts["error/resealed", default: 0] > 0, "\(decoder): \(counts)")
         }
     }

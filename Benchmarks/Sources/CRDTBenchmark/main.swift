@@ -123,19 +123,22 @@ precondition(importedText == trace.endContent)
 // 4. Mean update size per keystroke: export each transaction's change on its own. Peer 1 is what
 // the Python side uses for Loro and Yrs; a random 64-bit peer (what real sessions get) costs a few
 // more bytes in our varint peer table.
-func meanUpdateBytes(peer: PeerID) throws -> Double {
+/// The mean size of one transaction's update, replaying the first `count` transactions and
+/// exporting each with `export` (from the version before it).
+func meanUpdateBytes(peer: PeerID, count: Int = trace.transactions.count,
+                     _ export: (CRDTDocument, VersionVector) -> [UInt8] = { $0.exportUpdates(since: $1) }) throws -> Double {
     var total = 0
     var doc = CRDTDocument(peer: peer)
-    for txn in trace.transactions {
+    for txn in trace.transactions.prefix(count) {
         let before = doc.version
         for p in txn.patches {
             if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
             if !p.insert.isEmpty { try doc.insertText(p.insert, at: p.position, in: textID) }
         }
         doc.commit()
-        total += doc.exportUpdates(since: before).count
+        total += export(doc, before).count
     }
-    return Double(total) / Double(max(1, trace.transactions.count))
+    return Double(total) / Double(max(1, count))
 }
 let meanUpdate = try meanUpdateBytes(peer: 1)
 let meanUpdateRandomPeer = try meanUpdateBytes(peer: 0xC3A5_9F1E_77D2_4B06)
@@ -245,39 +248,26 @@ let updatesFromLoro = try loroFile("updates.bin")
 let snapshotFromLoro = try loroFile("snapshot.bin")
 do { try FileManager.default.removeItem(at: loroBinaryDir) } catch { if !skipPeers { FileHandle.standardError.write(Data("could not remove \(loroBinaryDir.path): \(error)\n".utf8)) } }
 var loroDocs: [CRDTDocument] = []
-var loroText = ""
-let importLoroUpdatesSeconds = try Bench.best(of: 10) {
-    var doc = CRDTDocument(peer: 3)
-    try doc.importLoro(updatesFromLoro ?? loroUpdates)
-    loroText = doc.text(textID)
-    loroDocs.append(doc)
+/// The best time of importing `blob` into an empty document and reading the text (the documents
+/// stay alive, so freeing them is not timed).
+func timeLoroImport(_ blob: [UInt8], runs: Int, _ what: String) throws -> Double {
+    var text = ""
+    let seconds = try Bench.best(of: runs) {
+        var doc = CRDTDocument(peer: 3)
+        try doc.importLoro(blob)
+        text = doc.text(textID)
+        loroDocs.append(doc)
+    }
+    precondition(text == trace.endContent, "the \(what) import diverged from endContent")
+    return seconds
 }
-precondition(loroText == trace.endContent, "the Loro updates import diverged from endContent")
-let loadLoroSnapshotSeconds = try Bench.best(of: 20) {
-    var doc = CRDTDocument(peer: 3)
-    try doc.importLoro(snapshotFromLoro ?? loroSnapshot)
-    loroText = doc.text(textID)
-    loroDocs.append(doc)
-}
-precondition(loroText == trace.endContent, "the Loro snapshot import diverged from endContent")
+let importLoroUpdatesSeconds = try timeLoroImport(updatesFromLoro ?? loroUpdates, runs: 10, "Loro updates")
+let loadLoroSnapshotSeconds = try timeLoroImport(snapshotFromLoro ?? loroSnapshot, runs: 20, "Loro snapshot")
 // Keystroke-sized updates in Loro's binary format: each transaction's change on its own, over the
 // first transactions (Quire's Loro export resolves positions against the whole history, so the
 // whole trace this way would take minutes; the size per keystroke barely depends on it).
 let keystrokeSample = min(2_000, trace.transactions.count)
-var loroUpdateTotal = 0
-do {
-    var doc = CRDTDocument(peer: 1)
-    for txn in trace.transactions.prefix(keystrokeSample) {
-        let before = doc.version
-        for p in txn.patches {
-            if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
-            if !p.insert.isEmpty { try doc.insertText(p.insert, at: p.position, in: textID) }
-        }
-        doc.commit()
-        loroUpdateTotal += doc.exportLoroUpdates(from: before).count
-    }
-}
-let meanLoroUpdate = Double(loroUpdateTotal) / Double(max(1, keystrokeSample))
+let meanLoroUpdate = try meanUpdateBytes(peer: 1, count: keystrokeSample) { $0.exportLoroUpdates(from: $1) }
 print("Loro binary blobs imported: \(updatesFromLoro != nil ? "written by Loro" : "Quire's own export (no peers)")")
 
 func cell(_ v: Double?, time: Bool) -> String {

@@ -55,37 +55,20 @@ extension Array {
 
 /// Peers, keys, containers and positions registered while encoding one block.
 private struct BlockTables {
-    var peers: [PeerID] = []
-    var peerIndex: [PeerID: Int] = [:]
-    var keys: [String] = []
-    var keyIndex: [String: Int] = [:]
-    var cids: [ContainerID] = []
-    var cidIndex: [ContainerID: Int] = [:]
+    var peer = Interner<PeerID>()
+    var key = Interner<String>()
+    var cids = Interner<ContainerID>()
     var positionIndex: [[UInt8]: Int] = [:]
 
-    mutating func peer(_ p: PeerID) -> Int {
-        if let i = peerIndex[p] { return i }
-        peerIndex[p] = peers.count
-        peers.append(p)
-        return peers.count - 1
-    }
-
-    mutating func key(_ k: String) -> Int {
-        if let i = keyIndex[k] { return i }
-        keyIndex[k] = keys.count
-        keys.append(k)
-        return keys.count - 1
-    }
-
+    /// The container's number; its name or peer is registered first, as Loro does.
     mutating func container(_ c: ContainerID) -> Int {
-        if let i = cidIndex[c] { return i }
-        switch c {
-        case .root(let name, _): _ = key(name)
-        case .normal(let id, _): _ = peer(id.peer)
+        if cids.index[c] == nil {
+            switch c {
+            case .root(let name, _): _ = key(name)
+            case .normal(let id, _): _ = peer(id.peer)
+            }
         }
-        cidIndex[c] = cids.count
-        cids.append(c)
-        return cids.count - 1
+        return cids(c)
     }
 }
 
@@ -184,8 +167,8 @@ enum ChangeBlock {
             depCounts.append(Int64(others.count))
             for d in others { depPeers.append(Int64(t.peer(d.peer))); depCounters.append(Int64(d.counter)) }
         }
-        header.uvarint(t.peers.count)
-        for p in t.peers { header.u64(p) }
+        header.uvarint(t.peer.values.count)
+        for p in t.peer.values { header.u64(p) }
         for ch in changes.dropLast() { header.uvarint(ch.length) }
         Columnar.boolRle(depOnSelf, into: &header)
         Columnar.anyRle(depCounts, .unsigned, into: &header)
@@ -199,19 +182,19 @@ enum ChangeBlock {
         for ch in changes { if let m = ch.message { meta.bytes.append(contentsOf: m.utf8) } }
 
         var cids = ByteWriter()
-        cids.uvarint(t.cids.count)
-        for c in t.cids {
+        cids.uvarint(t.cids.values.count)
+        for c in t.cids.values {
             cids.uvarint(4)
             switch c {
             case let .root(name, type):
-                cids.u8(1); cids.u8(type.loroKind); cids.uvarint(0); cids.zigzag(Int64(t.keyIndex[name]!))
+                cids.u8(1); cids.u8(type.loroKind); cids.uvarint(0); cids.zigzag(Int64(t.key.index[name]!))
             case let .normal(id, type):
-                cids.u8(0); cids.u8(type.loroKind); cids.uvarint(t.peerIndex[id.peer]!); cids.zigzag(Int64(id.counter))
+                cids.u8(0); cids.u8(type.loroKind); cids.uvarint(t.peer.index[id.peer]!); cids.zigzag(Int64(id.counter))
             }
         }
 
         var keys = ByteWriter()
-        for k in t.keys { keys.string(k) }
+        for k in t.key.values { keys.string(k) }
 
         var positionBytes = ByteWriter()
         if !sortedPositions.isEmpty { writePositionArena(sortedPositions, into: &positionBytes) }
@@ -228,11 +211,7 @@ enum ChangeBlock {
         var deletes = ByteWriter()
         if !deletePeers.isEmpty {
             deletes.uvarint(1)
-            var d0 = ByteWriter(), d1 = ByteWriter(), d2 = ByteWriter()
-            Columnar.deltaRle(deletePeers, into: &d0)
-            Columnar.deltaRle(deleteCounters, into: &d1)
-            Columnar.deltaRle(deleteLengths, into: &d2)
-            Columnar.vector([d0.bytes, d1.bytes, d2.bytes], into: &deletes)
+            Columnar.vector(Columnar.deltaRle(columns: [deletePeers, deleteCounters, deleteLengths]), into: &deletes)
         }
 
         var w = ByteWriter()

@@ -46,6 +46,12 @@ enum Columnar {
         }
     }
 
+    /// Each column DeltaRle-encoded on its own, for ``vector(_:into:)``.
+    /// - Complexity: O(total values).
+    static func deltaRle(columns: [[Int64]]) -> [[UInt8]] {
+        columns.map { v in var c = ByteWriter(); deltaRle(v, into: &c); return c.bytes }
+    }
+
     /// DeltaRle: the differences from the previous value (the first from 0), as AnyRle of i128.
     /// - Complexity: O(n).
     static func deltaRle(_ values: [Int64], into w: inout ByteWriter) {

@@ -14,19 +14,13 @@
 
 /// A peer table as the state codecs build it: peers in order of first use.
 struct PeerTable {
-    var peers: [PeerID] = []
-    var index: [PeerID: Int] = [:]
+    private var peers = Interner<PeerID>()
 
-    mutating func callAsFunction(_ p: PeerID) -> Int64 {
-        if let i = index[p] { return Int64(i) }
-        index[p] = peers.count
-        peers.append(p)
-        return Int64(peers.count - 1)
-    }
+    mutating func callAsFunction(_ p: PeerID) -> Int64 { Int64(peers(p)) }
 
     func write(into w: inout ByteWriter) {
-        w.uvarint(peers.count)
-        for p in peers { w.u64(p) }
+        w.uvarint(peers.values.count)
+        for p in peers.values { w.u64(p) }
     }
 
     static func read(_ r: inout ByteReader) throws(CRDTError) -> [PeerID] {
@@ -116,9 +110,9 @@ enum LoroStateEncoder {
         Columnar.boolRle(posIsElem, into: &c1)
         Columnar.boolRle(elemIsSet, into: &c2)
         Columnar.vector([c0.bytes, c1.bytes, c2.bytes], into: &w)
-        Columnar.vector(columns([itemPeers, itemCounters, itemLamports]), into: &w)
-        Columnar.vector(columns([elemPeers, elemLamports]), into: &w)
-        Columnar.vector(columns([setPeers, setLamports]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [itemPeers, itemCounters, itemLamports]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [elemPeers, elemLamports]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [setPeers, setLamports]), into: &w)
     }
 
     static func text(_ seq: FugueSequence?, into w: inout ByteWriter) {
@@ -162,7 +156,7 @@ enum LoroStateEncoder {
         }
         peers.write(into: &w)
         w.uvarint(3)
-        Columnar.vector(columns([peerColumn, counterColumn, lamportColumn, lenColumn]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [peerColumn, counterColumn, lamportColumn, lenColumn]), into: &w)
         w.uvarint(keys.count)
         for k in keys { w.string(k) }
         w.uvarint(markCount)
@@ -170,10 +164,6 @@ enum LoroStateEncoder {
     }
 
     /// DeltaRle columns.
-    static func columns(_ values: [[Int64]]) -> [[UInt8]] {
-        values.map { v in var c = ByteWriter(); Columnar.deltaRle(v, into: &c); return c.bytes }
-    }
-
     static func list(_ seq: FugueSequence?, into w: inout ByteWriter) {
         var values: [CRDTValue] = []
         var peers = PeerTable()
@@ -192,7 +182,7 @@ enum LoroStateEncoder {
         for v in values { Postcard.write(v, into: &w) }
         peers.write(into: &w)
         w.uvarint(1)
-        Columnar.vector(columns([peerColumn, counterColumn, lamportColumn]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [peerColumn, counterColumn, lamportColumn]), into: &w)
     }
 
     static func map(_ entries: [String: MapEntry], into w: inout ByteWriter) {
@@ -247,8 +237,8 @@ enum LoroStateEncoder {
         }
         peers.write(into: &w)
         w.uvarint(4)
-        Columnar.vector(columns([nodePeers, order.map { Int64($0.counter) }]), into: &w)
-        Columnar.vector(columns([parentColumn, setPeers, setCounters, setLamports]) + [positionColumn.bytes], into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [nodePeers, order.map { Int64($0.counter) }]), into: &w)
+        Columnar.vector(Columnar.deltaRle(columns: [parentColumn, setPeers, setCounters, setLamports]) + [positionColumn.bytes], into: &w)
         var arena = ByteWriter()
         ChangeBlock.writePositionArena(positions, into: &arena)
         w.lengthPrefixed(arena.bytes)
@@ -403,6 +393,14 @@ enum LoroStateDecoder {
         }
     }
 
+    /// The first three DeltaRle columns of a text's spans or a list's items: peer indexes,
+    /// counters and Lamport timestamps (checked by ``id(_:_:_:_:at:)`` row by row).
+    private static func idColumns(_ cols: inout [ByteReader], _ what: String) throws(CRDTError) -> ([Int64], [Int64], [Int64]) {
+        (try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "\(what) peers"),
+         try Columnar.deltaRle(&cols[1], range: Int64(Int32.min)...Int64(Int32.max), "\(what) counters"),
+         try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "\(what) Lamports"))
+    }
+
     static func text(_ r: inout ByteReader) throws(CRDTError) -> FugueSequence {
         let seq = FugueSequence()
         seq.scalars = try r.scalars()
@@ -410,9 +408,7 @@ enum LoroStateDecoder {
         try Columnar.fields(&r, 3, "text state")
         let at = r.offset
         var cols = try Columnar.vector(&r, columns: 4, "text spans")
-        let peerColumn = try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "span peers")
-        let counterColumn = try Columnar.deltaRle(&cols[1], range: Int64(Int32.min)...Int64(Int32.max), "span counters")
-        let lamportColumn = try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "span Lamports")
+        let (peerColumn, counterColumn, lamportColumn) = try idColumns(&cols, "span")
         let lenColumn = try Columnar.deltaRle(&cols[3], range: -1...Int64(Int32.max), "span lengths")
         guard counterColumn.count == peerColumn.count, lamportColumn.count == peerColumn.count, lenColumn.count == peerColumn.count else {
             throw CRDTError.malformedBytes(offset: at, reason: "text span columns of different lengths")
@@ -479,9 +475,7 @@ enum LoroStateDecoder {
         try Columnar.fields(&r, 1, "list state")
         let at = r.offset
         var cols = try Columnar.vector(&r, columns: 3, "list IDs")
-        let peerColumn = try Columnar.deltaRle(&cols[0], range: 0...Int64(UInt32.max), "list peers")
-        let counterColumn = try Columnar.deltaRle(&cols[1], range: Int64(Int32.min)...Int64(Int32.max), "list counters")
-        let lamportColumn = try Columnar.deltaRle(&cols[2], range: Int64(Int32.min)...Int64(Int32.max), "list Lamports")
+        let (peerColumn, counterColumn, lamportColumn) = try idColumns(&cols, "list")
         guard peerColumn.count == n, counterColumn.count == n, lamportColumn.count == n else {
             throw CRDTError.malformedBytes(offset: at, reason: "\(n) list values but \(peerColumn.count) IDs")
         }

@@ -19,6 +19,9 @@ extension DocStorage {
             guard !stateReady.load(ordering: .acquiring), let deferred else { return }
             do throws(CRDTError) {
                 try LoroStateDecoder.load(try deferred.state.allEntries(), into: self)
+                if let outside = firstStateID(outside: version) {
+                    throw CRDTError.malformedBytes(offset: deferred.state.reader.offset, reason: "the state holds \(outside), which the version \(version) does not include")
+                }
                 nextLamport = try Self.lamportEnd(of: try LoroSnapshotSections.changeStore(deferred.oplog))
             } catch {
                 // The checksums held but the state does not parse: the document goes back to

@@ -144,6 +144,9 @@ extension CRDTDocument {
         for id in root.ids { version.extend(peer: id.peer, to: id.counter + 1) }
         st.version = version
         st.frontiers = root
+        if let outside = st.firstStateID(outside: version) {
+            throw .malformedBytes(offset: sections.shallowRoot.reader.offset, reason: "the root state holds \(outside), which its version \(version) does not include")
+        }
         st.nextLamport = st.maxStateLamport().map { $0 + 1 } ?? 0
         for (change, _) in changes {
             for id in root.ids where id.peer == change.id.peer && id.counter >= change.id.counter && id.counter < change.id.counter + OpCounter(change.length) {
@@ -378,6 +381,23 @@ extension DocStorage {
             if case .mark = op.content { return op.counter == id.counter }
             return false
         }
+    }
+
+    /// The first ID of a sequence element or tree node in the state that `version` does not
+    /// include (a decoded state must not hold what its version says has not happened).
+    /// - Complexity: O(runs + nodes).
+    func firstStateID(outside version: VersionVector) -> OpID? {
+        for seq in sequences.values {
+            var found: OpID?
+            seq.forEachElem { e in
+                if found == nil, !version.includes(e.lastID) { found = e.lastID }
+            }
+            if let found { return found }
+        }
+        for tree in trees.values {
+            if let node = tree.nodes.keys.first(where: { !version.includes($0) }) { return node }
+        }
+        return nil
     }
 
     /// A shallow document's state at its root: the elements the root includes, none deleted

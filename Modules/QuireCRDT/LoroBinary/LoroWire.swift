@@ -35,10 +35,10 @@ extension ByteWriter {
         }
     }
 
-    mutating func u16le(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
-    mutating func u16be(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(v & 0xFF)) }
-    mutating func u64be(_ v: UInt64) { for i in (0..<8).reversed() { bytes.append(UInt8((v >> (8 * UInt64(i))) & 0xFF)) } }
-    mutating func u32be(_ v: UInt32) { for i in (0..<4).reversed() { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
+    mutating func u16le(_ v: UInt16) { fixed(v, bigEndian: false) }
+    mutating func u16be(_ v: UInt16) { fixed(v, bigEndian: true) }
+    mutating func u64be(_ v: UInt64) { fixed(v, bigEndian: true) }
+    mutating func u32be(_ v: UInt32) { fixed(v, bigEndian: true) }
 
     /// `uleb(count)` then the bytes (Loro's `bytes` fields and postcard byte strings alike).
     mutating func lengthPrefixed(_ b: [UInt8]) { uvarint(b.count); bytes.append(contentsOf: b) }
@@ -85,41 +85,11 @@ extension ByteReader {
         return x
     }
 
-    mutating func u16le() throws(CRDTError) -> UInt16 {
-        guard remaining >= 2 else { throw fail("unexpected end of data in a u16") }
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
-    }
-
-    mutating func u16be() throws(CRDTError) -> UInt16 {
-        guard remaining >= 2 else { throw fail("unexpected end of data in a u16") }
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-    }
-
-    mutating func u64le() throws(CRDTError) -> UInt64 {
-        guard remaining >= 8 else { throw fail("unexpected end of data in a u64") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
-        offset += 8
-        return v
-    }
-
-    mutating func u64be() throws(CRDTError) -> UInt64 {
-        guard remaining >= 8 else { throw fail("unexpected end of data in a u64") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v = v << 8 | UInt64(bytes[offset + i]) }
-        offset += 8
-        return v
-    }
-
-    mutating func u32be() throws(CRDTError) -> UInt32 {
-        guard remaining >= 4 else { throw fail("unexpected end of data in a u32") }
-        var v: UInt32 = 0
-        for i in 0..<4 { v = v << 8 | UInt32(bytes[offset + i]) }
-        offset += 4
-        return v
-    }
+    mutating func u16le() throws(CRDTError) -> UInt16 { try fixed(UInt16.self, bigEndian: false) }
+    mutating func u16be() throws(CRDTError) -> UInt16 { try fixed(UInt16.self, bigEndian: true) }
+    mutating func u64le() throws(CRDTError) -> UInt64 { try fixed(UInt64.self, bigEndian: false) }
+    mutating func u64be() throws(CRDTError) -> UInt64 { try fixed(UInt64.self, bigEndian: true) }
+    mutating func u32be() throws(CRDTError) -> UInt32 { try fixed(UInt32.self, bigEndian: true) }
 
     /// The next `n` bytes as a reader of their own (sharing the storage, offsets stay absolute).
     mutating func sub(_ n: Int, _ what: String) throws(CRDTError) -> ByteReader {
