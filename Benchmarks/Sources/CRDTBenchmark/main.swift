@@ -250,7 +250,7 @@ do { try FileManager.default.removeItem(at: loroBinaryDir) } catch { if !skipPee
 var loroDocs: [CRDTDocument] = []
 /// The best time of importing `blob` into an empty document and reading the text (the documents
 /// stay alive, so freeing them is not timed).
-func timeLoroImport(_ blob: [UInt8], runs: Int, _ what: String) throws -> Double {
+@MainActor func timeLoroImport(_ blob: [UInt8], runs: Int, _ what: String) throws -> Double {
     var text = ""
     let seconds = try Bench.best(of: runs) {
         var doc = CRDTDocument(peer: 3)
