@@ -135,8 +135,12 @@ extension CRDTDocument {
     mutating func importSnapshotV2(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
         var r = ByteReader(bytes, from: 2, to: max(2, bytes.count - 4))
         guard bytes.count >= 7 else { throw .malformedBytes(offset: bytes.count, reason: "too short for a snapshot (\(bytes.count) bytes)") }
+        let lengthAt = r.offset
         let length = try r.int(max: r.remaining, "Loro snapshot length")
         let blobStart = r.offset, blobEnd = blobStart + length
+        guard blobEnd <= r.end else {
+            throw .malformedBytes(offset: lengthAt, reason: "a Loro snapshot of \(length) bytes runs past the end (\(r.remaining) left)")
+        }
         var extras = ByteReader(bytes, from: blobEnd, to: bytes.count - 4)
         var tail = ByteReader(bytes, from: bytes.count - 4)
         let expected = try tail.u32()

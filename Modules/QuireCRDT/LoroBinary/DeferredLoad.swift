@@ -96,8 +96,12 @@ extension CRDTDocument {
         try vv.expectEnd("vv")
         store.frontiers = try Postcard.frontiers(&fr)
         try fr.expectEnd("fr")
-        for id in store.frontiers.ids where !store.version.includes(id) {
-            throw .malformedBytes(offset: fr.offset, reason: "frontier \(id) is not in the version \(store.version)")
+        // A frontier is its peer's last operation (a later one of that peer would follow it).
+        for id in store.frontiers.ids where store.version[id.peer] != id.counter + 1 {
+            throw .malformedBytes(offset: fr.offset, reason: "frontier \(id) is not its peer's last operation in the version \(store.version)")
+        }
+        if store.frontiers.ids.isEmpty != store.version.ends.isEmpty {
+            throw .malformedBytes(offset: fr.offset, reason: "frontiers \(store.frontiers.ids) do not fit the version \(store.version)")
         }
         // Every block's checksum now, so that a damaged block fails the import rather than the
         // first read (what does not parse despite its checksums is found on first use: see
