@@ -39,7 +39,9 @@ interop-venv:
 	fi
 	@$(INTEROP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt
 
+# Package.swift must declare exactly the modules each target imports (Tools/check-imports.py).
 test: deps interop-venv
+	SWIFT="$(SWIFT)" $(PYTHON) Tools/check-imports.py
 	QUIRE_LORO_PYTHON="$(CURDIR)/$(INTEROP_VENV)/bin/python" $(SWIFT) test $(SWIFT_TEST_FLAGS)
 
 # Release-mode benchmarks; each prints a table of ratios against its in-run baseline.

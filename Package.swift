@@ -16,16 +16,25 @@ struct ModuleRow {
 }
 
 let modules: [ModuleRow] = [
-    ModuleRow(name: "QuireModel", dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"]),
-    ModuleRow(name: "QuirePositionIndex", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTextStorage", dependencies: []),
-    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage"]),
-    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireReconciler"]),
-    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireCRDT", dependencies: ["CLZ4", "CXXHash"], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireModel"], hasTests: false),
-    ModuleRow(name: "QuireMarkup", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage", "QuireTestSupport"]),
+    ModuleRow(name: "QuireAlgorithms", dependencies: []),
+    ModuleRow(name: "QuireJSON", dependencies: [], testDependencies: ["QuireTestSupport"]),
+    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireAlgorithms", "QuireTestSupport"]),
+    ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"], testDependencies: ["QuireModel"]),
+    ModuleRow(name: "QuirePositionIndex", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
+    ModuleRow(name: "QuireTextStorage", dependencies: ["QuireAlgorithms", "QuireJSON"], testDependencies: ["QuireAlgorithms"]),
+    ModuleRow(name: "QuireStyle", dependencies: ["QuireModel", "QuireTextStorage"], testDependencies: ["QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"]),
+    ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireModel", "QuirePositionIndex", "QuireReconciler"]),
+    ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage", "QuireTestSupport", "QuireStyle"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms", "QuireJSON", "CLZ4", "CXXHash"], testDependencies: ["QuireAlgorithms", "QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
+    ModuleRow(name: "QuireTestSupport", dependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor"], hasTests: false),
+    ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
+        "QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
+    ]),
+    ModuleRow(name: "QuireMarkup", dependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),
+    ModuleRow(name: "QuireInteraction", dependencies: [
+        "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
+    ], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
 ]
 
 /// Node-type and markup plugins live in `Plugins/<name>`; SwiftPM reserves `Plugins/` for its own
@@ -37,18 +46,18 @@ struct PluginRow {
 }
 
 let plugins: [PluginRow] = [
-    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
-    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireReconciler", "QuireTextStorage"]),
+    PluginRow(name: "QuireHeading", directory: "Heading", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireQuote", directory: "Quote", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireList", directory: "List", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireCode", directory: "Code", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
+    PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -88,7 +97,8 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireInteraction",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Examples/quire",
@@ -96,20 +106,23 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire"],
+        dependencies: ["quire", "QuireJSON"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),
     // The README's worked plugin example, compiled and tested so that it cannot rot.
     .target(
         name: "QuireCalloutExample",
-        dependencies: ["QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage"],
+        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage"],
         path: "Examples/Callout",
         swiftSettings: strictSettings
     ),
     .testTarget(
         name: "QuireCalloutExampleTests",
-        dependencies: ["QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireTestSupport"],
+        dependencies: [
+            "QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport", "QuireModel",
+            "QuireTextStorage",
+        ],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings
     ),
@@ -117,8 +130,8 @@ var targets: [Target] = [
         name: "QuirePluginsTests",
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
-            "QuireModel", "QuireEditor", "QuireReconciler", "QuireTextStorage",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireSelection",
+            "QuireModel", "QuireEditor", "QuireReconciler", "QuireStyle", "QuireTextStorage",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

@@ -10,7 +10,9 @@ struct BenchmarkRow {
 }
 
 let benchmarks: [BenchmarkRow] = [
-    BenchmarkRow(name: "ModelBenchmark", dependencies: [.product(name: "QuireModel", package: "Quire")]),
+    BenchmarkRow(name: "ModelBenchmark", dependencies: [
+        .product(name: "QuireAlgorithms", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
+    ]),
     BenchmarkRow(name: "EditorBenchmark", dependencies: [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuirePositionIndex", package: "Quire"), .product(name: "QuireReconciler", package: "Quire"),
@@ -20,13 +22,16 @@ let benchmarks: [BenchmarkRow] = [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuireReconciler", package: "Quire"), .product(name: "QuireSelection", package: "Quire"),
         .product(name: "QuireTextStorage", package: "Quire"), .product(name: "QuireTable", package: "Quire"),
+        .product(name: "QuireStyle", package: "Quire"),
     ]),
     BenchmarkRow(name: "ListBenchmark", dependencies: [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuireReconciler", package: "Quire"), .product(name: "QuireTextStorage", package: "Quire"),
-        .product(name: "QuireList", package: "Quire"),
+        .product(name: "QuireList", package: "Quire"), .product(name: "QuireStyle", package: "Quire"),
     ]),
-    BenchmarkRow(name: "TextStorageBenchmark", dependencies: [.product(name: "QuireTextStorage", package: "Quire")]),
+    BenchmarkRow(name: "TextStorageBenchmark", dependencies: [
+        .product(name: "QuireAlgorithms", package: "Quire"), .product(name: "QuireTextStorage", package: "Quire"),
+    ]),
     BenchmarkRow(name: "CRDTBenchmark", dependencies: [.product(name: "QuireCRDT", package: "Quire")]),
     BenchmarkRow(name: "MarkupBenchmark", dependencies: [
         .product(name: "QuireMarkup", package: "Quire"), .product(name: "QuireMarkdown", package: "Quire"),
@@ -41,7 +46,7 @@ let package = Package(
     products: [],
     dependencies: [.package(name: "Quire", path: "..")],
     targets: [
-        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
+        .target(name: "BenchSupport", dependencies: [.product(name: "QuireAlgorithms", package: "Quire")], path: "Sources/BenchSupport"),
     ] + benchmarks.map { row in
         .executableTarget(
             name: row.name,

@@ -1,6 +1,6 @@
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// A callout: a block of inline content with an emoji in front, like Notion's.
@@ -39,16 +39,16 @@ public struct CalloutNodePlugin: NodePlugin {
     }
 }
 
-/// The callout's commands.
+/// The callout's commands, in the plugin's namespace.
 public enum CalloutCommands {
     /// Turns the selected blocks into callouts with the given emoji (nil: the default), or back
     /// into paragraphs when they all are callouts already. By name (scripts), the payload is
-    /// the emoji string or null.
-    public static let toggleCallout = CommandType<String?>("toggleCallout") { json in
+    /// the emoji string or null; `toggleCallout`, its name in earlier releases, still works.
+    public static let toggleCallout = CommandType<String?>("callout.toggle", aliases: ["toggleCallout"]) { (json) throws(EditorError) in
         switch json {
         case .null: return nil
         case .string(let emoji): return emoji
-        default: throw EditorError.invalidPayload(command: "toggleCallout", reason: "expected an emoji string or null")
+        default: throw .invalidPayload(command: "callout.toggle", reason: "expected an emoji string or null")
         }
     }
 }
@@ -67,15 +67,18 @@ extension EditorState {
     }
 }
 
-/// Registers the toggle command on an editor.
+/// Registers the toggle command. A registrar offers commands, node transforms and listeners,
+/// and a handler's context reads the state, runs updates and dispatches commands: nothing else
+/// of the editor (its reconciler, storage or history) is a plugin's business.
 public struct CalloutEditorExtension: EditorExtension {
     public let defaultEmoji: String
 
-    public func register(on editor: Editor) -> [ListenerToken] {
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
         let defaultEmoji = defaultEmoji
-        return [editor.registerCommand(CalloutCommands.toggleCallout) { emoji, editor in
-            try editor.update { state in try state.toggleCallout(emoji: emoji, defaultEmoji: defaultEmoji) }
-            return true
+        // One update per toggle (one undo step). The closure names its error type because Swift
+        // infers `any Error` for a closure that does not.
+        return [try registrar.registerEdit(CalloutCommands.toggleCallout) { state, emoji throws(ModelError) in
+            try state.toggleCallout(emoji: emoji, defaultEmoji: defaultEmoji)
         }]
     }
 }
@@ -103,6 +106,6 @@ extension PluginDescriptor {
             CalloutNodePlugin.type: { node in [Theme.Keys.callout: .string(node.fields["emoji"]?.stringValue ?? "")] },
         ])
         return ([CalloutNodePlugin(defaultEmoji: options.defaultEmoji)],
-                [CalloutEditorExtension(defaultEmoji: options.defaultEmoji), theme])
+                [.editor(CalloutEditorExtension(defaultEmoji: options.defaultEmoji)), .theme(theme)])
     }
 }

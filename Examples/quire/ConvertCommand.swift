@@ -12,10 +12,10 @@ struct MarkupSetup {
 
     init(_ config: ConfigOptions) throws {
         let loaded = try config.load()
-        let extensions = loaded.configuration.plugins.flatMap(\.extensions)
+        let contributions = loaded.configuration.plugins.contributions
         registry = loaded.registry
-        formats = MarkupFormats(extensions: extensions)
-        mappings = MarkupMappings(extensions: extensions)
+        formats = MarkupFormats(contributions: contributions)
+        mappings = MarkupMappings(contributions: contributions)
     }
 
     /// The file's extension, lower-cased ("md", "json").

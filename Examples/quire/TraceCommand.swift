@@ -29,8 +29,8 @@ struct TraceCommand: ParsableCommand {
         var oneCommit = false
 
         func run() throws {
-            let data = try Self.read(file)
-            let trace = try EditingTrace(json: data)
+            // The decompressed bytes are a temporary: only the parsed trace outlives this line.
+            let trace = try EditingTrace(json: Self.read(file))
             let name = URL(fileURLWithPath: file).lastPathComponent
             let clock = ContinuousClock()
             var text = ""

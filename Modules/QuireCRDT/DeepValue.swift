@@ -1,3 +1,5 @@
+import QuireJSON
+
 extension CRDTDocument {
     /// The whole document as plain values, in the shape of Loro's `get_deep_value()`: a map from
     /// each root container's name to its deep value (see ``deepValue(of:)``).
@@ -57,9 +59,7 @@ extension CRDTValue {
     /// container reference as `🦜:cid:…`, map keys sorted, non-finite doubles as null.
     /// - Complexity: O(size of the value).
     public static func json(_ value: CRDTValue, prettyPrinted: Bool = false) -> String {
-        var w = JSONWriter(prettyPrinted: prettyPrinted)
-        writeValue(value, &w) { $0.description }
-        return w.text
+        JSONWriter(prettyPrinted: prettyPrinted).string(JSONValue(loroJSON: value) { $0.description })
     }
 
     /// Reads a JSON value the way Loro reads a LoroValue: integers that fit 64 bits are `.int`,
@@ -68,8 +68,8 @@ extension CRDTValue {
     /// - Throws: ``LoroJSONError/syntax(line:column:offset:reason:)`` or `.schema` with a path.
     /// - Complexity: O(size of the text).
     public init(json: String) throws(LoroJSONError) {
-        var r = JSONReader(Array(json.utf8))
-        self = try LoroJSONDecoder.value(&r, nil, depth: 0)
-        try r.expectEnd()
+        var reader = JSONReader(Array(json.utf8))
+        self = try LoroJSONDecoder.value(&reader, nil)
+        try reader.loroFinish()
     }
 }

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import Synchronization
 
 /// What one delete operation removed from one peer's elements: the targets `lo ..< hi` of
@@ -103,9 +104,7 @@ struct DeletionIndex {
     /// The index of the first segment of `peer` ending after `counter`.
     /// - Complexity: O(log s).
     static func firstSegment(_ segs: [Segment], after counter: OpCounter) -> Int {
-        var lo = 0, hi = segs.count
-        while lo < hi { let mid = (lo + hi) / 2; if segs[mid].hi <= counter { lo = mid + 1 } else { hi = mid } }
-        return lo
+        segs.partitioningIndex { $0.hi > counter }
     }
 }
 

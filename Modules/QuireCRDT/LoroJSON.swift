@@ -142,8 +142,11 @@ public enum LoroJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The same error with `prefix` put in front of its path (decoders add their level on the way out).
+    /// A path that already starts at `$` (the reader's own, or one a level above completed) stays.
     func prefixed(_ prefix: String) -> LoroJSONError {
         switch self {
+        case let .schema(path, _) where path.hasPrefix("$"): return self
+        case let .unsupportedContainerType(path, _) where path.hasPrefix("$"): return self
         case let .schema(path, reason): return .schema(path: prefix + path, reason: reason)
         case let .unsupportedContainerType(path, type): return .unsupportedContainerType(path: prefix + path, type: type)
         default: return self

@@ -1,5 +1,8 @@
-// Reading and writing Loro JSON updates text. The reader walks the bytes once with a pull parser
-// (no intermediate tree); schema errors carry a JSON path built on the way out of each level.
+import QuireJSON
+
+// Reading and writing Loro JSON updates text with QuireJSON's reader and writer. The decoder walks
+// the bytes once with the pull reader (no tree except for the values ops carry); schema errors
+// carry a JSON path built on the way out of each level, syntax errors the reader's own.
 
 extension LoroJSONUpdates {
     /// Reads Loro JSON updates text.
@@ -27,7 +30,7 @@ extension LoroJSONUpdates {
     public func jsonBytes(prettyPrinted: Bool = false) -> [UInt8] {
         var encoder = LoroJSONEncoder(writer: JSONWriter(prettyPrinted: prettyPrinted))
         encoder.write(self)
-        return encoder.writer.bytes
+        return encoder.writer.output
     }
 }
 
@@ -42,23 +45,23 @@ struct LoroJSONDecoder {
         var version: Int?
         var start = Frontiers()
         var changes: [LoroJSONChange]?
-        var deferredChanges: Int?
+        var deferredChanges: JSONReader?
         var peersSeen = false
         var table: [PeerID]?
         var root = reader
-        try root.readObject { (r, key) throws(LoroJSONError) in
+        try root.loroObject { (r, key) throws(LoroJSONError) in
             if r.key(key, is: "schema_version") {
-                guard case .int(let v) = try r.readNumber() else { throw .schema(path: "$.schema_version", reason: "expected an integer") }
-                guard v == Int64(LoroJSONUpdates.schemaVersion) else { throw .unsupportedSchemaVersion(Int(clamping: v)) }
-                version = Int(v)
+                guard case .integer(let v) = try r.loroNumber() else { throw .schema(path: "$.schema_version", reason: "expected an integer") }
+                guard v == LoroJSONUpdates.schemaVersion else { throw .unsupportedSchemaVersion(v) }
+                version = v
             } else if r.key(key, is: "start_version") {
                 start = try Self.frontiers(&r)
             } else if r.key(key, is: "peers") {
                 peersSeen = true
-                if try r.readNullIfPresent() { return }
+                if try r.loroNull() { return }
                 var list: [PeerID] = []
-                try r.readArray { (r, i) throws(LoroJSONError) in
-                    let s = try r.readString()
+                try r.loroArray { (r, i) throws(LoroJSONError) in
+                    let s = try r.loroString()
                     guard let p = PeerID(s) else { throw .schema(path: "$.peers[\(i)]", reason: "a peer must be a u64 in decimal, got \"\(s)\"") }
                     list.append(p)
                 }
@@ -70,20 +73,19 @@ struct LoroJSONDecoder {
                     r = sub.reader
                 } else {
                     // Changes before the peer table: read them once the whole object is known.
-                    deferredChanges = r.offset
-                    try r.skipValue()
+                    deferredChanges = r
+                    try r.loroSkip()
                 }
             } else {
-                try r.skipValue()
+                try r.loroSkip()
             }
         }
-        try root.expectEnd()
+        try root.loroFinish()
         reader = root
         peers = table
         guard version != nil else { throw .schema(path: "$", reason: "missing schema_version") }
-        if let at = deferredChanges {
-            var sub = self
-            sub.reader.offset = at
+        if let deferred = deferredChanges {
+            var sub = LoroJSONDecoder(reader: deferred, peers: table)
             changes = try sub.changeList()
         }
         guard let changes else { throw .schema(path: "$", reason: "missing changes") }
@@ -93,10 +95,10 @@ struct LoroJSONDecoder {
     /// `{"peer decimal": counter}`: real peer IDs, as Loro writes start versions.
     static func frontiers(_ r: inout JSONReader) throws(LoroJSONError) -> Frontiers {
         var ids: [OpID] = []
-        try r.readObject { (r, key) throws(LoroJSONError) in
-            let name = r.keyString(key)
+        try r.loroObject { (r, key) throws(LoroJSONError) in
+            let name = r.string(for: key)
             guard let peer = PeerID(name) else { throw .schema(path: "$.start_version", reason: "a peer must be a u64 in decimal, got \"\(name)\"") }
-            guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(OpCounter.max) else {
+            guard case .integer(let c) = try r.loroNumber(), c >= 0, c <= Int(OpCounter.max) else {
                 throw .schema(path: "$.start_version[\"\(name)\"]", reason: "expected a non-negative counter")
             }
             ids.append(OpID(peer: peer, counter: OpCounter(c)))
@@ -107,7 +109,7 @@ struct LoroJSONDecoder {
     mutating func changeList() throws(LoroJSONError) -> [LoroJSONChange] {
         var out: [LoroJSONChange] = []
         let table = peers
-        try reader.readArray { (r, i) throws(LoroJSONError) in
+        try reader.loroArray { (r, i) throws(LoroJSONError) in
             do throws(LoroJSONError) { out.append(try Self.change(&r, peers: table)) } catch { throw error.prefixed("$.changes[\(i)]") }
         }
         return out
@@ -129,7 +131,7 @@ struct LoroJSONDecoder {
     }
 
     static func id(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> OpID {
-        guard let range = try r.readUnescapedString() else { return try id(Substring(try r.readString()), peers) }
+        guard let range = try r.loroUnescapedString() else { return try id(Substring(try r.loroString()), peers) }
         // Fast path: "counter@peer" read straight from the bytes; anything else gets the full check and its message.
         if let id = parseID(r.bytes, range) { return OpID(peer: try peer(id.peer, peers), counter: id.counter) }
         return try id(Substring(String(decoding: r.bytes[range], as: UTF8.self)), peers)
@@ -193,35 +195,35 @@ struct LoroJSONDecoder {
         var lamport: Lamport?
         var message: String?
         var ops: [LoroJSONOp]?
-        try r.readObject { (r, key) throws(LoroJSONError) in
+        try r.loroObject { (r, key) throws(LoroJSONError) in
             if r.key(key, is: "id") {
                 do throws(LoroJSONError) { id = try Self.id(&r, peers) } catch { throw error.prefixed(".id") }
             } else if r.key(key, is: "timestamp") {
-                guard case .int(let t) = try r.readNumber() else { throw .schema(path: ".timestamp", reason: "expected an integer") }
-                timestamp = t
+                guard case .integer(let t) = try r.loroNumber() else { throw .schema(path: ".timestamp", reason: "expected an integer") }
+                timestamp = Int64(t)
             } else if r.key(key, is: "deps") {
                 var list: [OpID] = []
-                try r.readArray { (r, i) throws(LoroJSONError) in
+                try r.loroArray { (r, i) throws(LoroJSONError) in
                     do throws(LoroJSONError) { list.append(try Self.id(&r, peers)) } catch { throw error.prefixed(".deps[\(i)]") }
                 }
                 deps = list
             } else if r.key(key, is: "lamport") {
-                guard case .int(let l) = try r.readNumber(), l >= 0, l <= Int64(Lamport.max / 2) else {
+                guard case .integer(let l) = try r.loroNumber(), l >= 0, l <= Int(Lamport.max / 2) else {
                     throw .schema(path: ".lamport", reason: "expected a Lamport timestamp (0…\(Lamport.max / 2))")
                 }
                 lamport = Lamport(l)
             } else if r.key(key, is: "msg") {
-                if try r.readNullIfPresent() { return }
-                message = try r.readString()
+                if try r.loroNull() { return }
+                message = try r.loroString()
             } else if r.key(key, is: "ops") {
                 var list: [LoroJSONOp] = []
                 var cache: ContainerCache = nil
-                try r.readArray { (r, i) throws(LoroJSONError) in
+                try r.loroArray { (r, i) throws(LoroJSONError) in
                     do throws(LoroJSONError) { list.append(try Self.op(&r, peers: peers, cache: &cache)) } catch { throw error.prefixed(".ops[\(i)]") }
                 }
                 ops = list
             } else {
-                try r.skipValue()
+                try r.loroSkip()
             }
         }
         guard let id else { throw .schema(path: "", reason: "missing id") }
@@ -248,20 +250,20 @@ struct LoroJSONDecoder {
         var container: ContainerID?
         var counter: OpCounter?
         var content: LoroJSONOpContent?
-        var deferredContent: Int?
-        try r.readObject { (r, key) throws(LoroJSONError) in
+        var deferredContent: JSONReader?
+        try r.loroObject { (r, key) throws(LoroJSONError) in
             if r.key(key, is: "container") {
-                if let range = try r.readUnescapedString() {
+                if let range = try r.loroUnescapedString() {
                     if let cached = cache, cached.bytes == r.bytes[range] { container = cached.id; return }
                     guard let s = String(validating: r.bytes[range], as: UTF8.self) else { throw .schema(path: ".container", reason: "invalid UTF-8") }
                     do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
                     cache = (r.bytes[range], container!)
                     return
                 }
-                let s = try r.readString()
+                let s = try r.loroString()
                 do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
             } else if r.key(key, is: "counter") {
-                guard case .int(let c) = try r.readNumber(), c >= 0, c <= Int64(OpCounter.max) else {
+                guard case .integer(let c) = try r.loroNumber(), c >= 0, c <= Int(OpCounter.max) else {
                     throw .schema(path: ".counter", reason: "expected a non-negative counter")
                 }
                 counter = OpCounter(c)
@@ -269,18 +271,16 @@ struct LoroJSONDecoder {
                 if let container {
                     do throws(LoroJSONError) { content = try Self.content(&r, container.type, peers) } catch { throw error.prefixed(".content") }
                 } else {
-                    deferredContent = r.offset
-                    try r.skipValue()
+                    deferredContent = r
+                    try r.loroSkip()
                 }
             } else {
-                try r.skipValue()
+                try r.loroSkip()
             }
         }
         guard let container else { throw .schema(path: "", reason: "missing container") }
         guard let counter else { throw .schema(path: "", reason: "missing counter") }
-        if let at = deferredContent {
-            var sub = r
-            sub.offset = at
+        if var sub = deferredContent {
             do throws(LoroJSONError) { content = try Self.content(&sub, container.type, peers) } catch { throw error.prefixed(".content") }
         }
         guard let content else { throw .schema(path: "", reason: "missing content") }
@@ -314,33 +314,33 @@ struct LoroJSONDecoder {
     static func content(_ r: inout JSONReader, _ type: ContainerType, _ peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONOpContent {
         var f = ContentFields()
         func integer(_ r: inout JSONReader, _ name: String) throws(LoroJSONError) -> Int64 {
-            guard case .int(let v) = try r.readNumber() else { throw .schema(path: ".\(name)", reason: "expected an integer") }
-            return v
+            guard case .integer(let v) = try r.loroNumber() else { throw .schema(path: ".\(name)", reason: "expected an integer") }
+            return Int64(v)
         }
-        try r.readObject { (r, key) throws(LoroJSONError) in
-            if r.key(key, is: "type") { f.type = try r.readString() }
+        try r.loroObject { (r, key) throws(LoroJSONError) in
+            if r.key(key, is: "type") { f.type = try r.loroString() }
             else if r.key(key, is: "pos") { f.pos = try integer(&r, "pos") }
             else if r.key(key, is: "len") { f.len = try integer(&r, "len") }
             else if r.key(key, is: "start_id") { do throws(LoroJSONError) { f.startID = try Self.id(&r, peers) } catch { throw error.prefixed(".start_id") } }
-            else if r.key(key, is: "text") { f.text = try r.readString() }
-            else if r.key(key, is: "value") { do throws(LoroJSONError) { f.value = try Self.value(&r, peers, depth: 0) } catch { throw error.prefixed(".value") } }
-            else if r.key(key, is: "key") { f.key = try r.readString() }
+            else if r.key(key, is: "text") { f.text = try r.loroString() }
+            else if r.key(key, is: "value") { do throws(LoroJSONError) { f.value = try Self.value(&r, peers) } catch { throw error.prefixed(".value") } }
+            else if r.key(key, is: "key") { f.key = try r.loroString() }
             else if r.key(key, is: "start") { f.start = try integer(&r, "start") }
             else if r.key(key, is: "end") { f.end = try integer(&r, "end") }
-            else if r.key(key, is: "style_key") { f.styleKey = try r.readString() }
-            else if r.key(key, is: "style_value") { do throws(LoroJSONError) { f.styleValue = try Self.value(&r, peers, depth: 0) } catch { throw error.prefixed(".style_value") } }
+            else if r.key(key, is: "style_key") { f.styleKey = try r.loroString() }
+            else if r.key(key, is: "style_value") { do throws(LoroJSONError) { f.styleValue = try Self.value(&r, peers) } catch { throw error.prefixed(".style_value") } }
             else if r.key(key, is: "info") { f.info = try integer(&r, "info") }
             else if r.key(key, is: "target") { do throws(LoroJSONError) { f.target = try Self.id(&r, peers) } catch { throw error.prefixed(".target") } }
             else if r.key(key, is: "parent") {
-                if try r.readNullIfPresent() { f.parent = .some(nil) } else {
+                if try r.loroNull() { f.parent = .some(nil) } else {
                     do throws(LoroJSONError) { f.parent = .some(try Self.id(&r, peers)) } catch { throw error.prefixed(".parent") }
                 }
             } else if r.key(key, is: "from") { f.from = try integer(&r, "from") }
             else if r.key(key, is: "to") { f.to = try integer(&r, "to") }
             else if r.key(key, is: "prop") { f.prop = try integer(&r, "prop") }
-            else if r.key(key, is: "value_type") { f.valueType = try r.readString() }
+            else if r.key(key, is: "value_type") { f.valueType = try r.loroString() }
             else if r.key(key, is: "elem_id") {
-                let text = try r.readString()
+                let text = try r.loroString()
                 guard text.hasPrefix("L") else { throw .schema(path: ".elem_id", reason: "expected an element ID \"L<lamport>@<peer>\", got \"\(text)\"") }
                 // `lamport@peer` has the shape of an op ID.
                 do throws(LoroJSONError) {
@@ -348,10 +348,10 @@ struct LoroJSONDecoder {
                     f.elemID = IdLp(peer: id.peer, lamport: Lamport(id.counter))
                 } catch { throw error.prefixed(".elem_id") }
             } else if r.key(key, is: "fractional_index") {
-                let hex = try r.readString()
+                let hex = try r.loroString()
                 guard let bytes = Self.hexBytes(hex) else { throw .schema(path: ".fractional_index", reason: "expected an even-length hex string, got \"\(hex)\"") }
                 f.fractionalIndex = bytes
-            } else { try r.skipValue() }
+            } else { try r.loroSkip() }
         }
         guard let kind = f.type else { throw .schema(path: "", reason: "missing type") }
         func need<T>(_ v: T?, _ name: String) throws(LoroJSONError) -> T {
@@ -439,44 +439,10 @@ struct LoroJSONDecoder {
     /// The prefix Loro puts before a container ID stored as a value.
     static let containerValuePrefix = "🦜:"
 
-    /// A LoroValue: JSON scalars, arrays and objects; integers beyond Int64 become doubles (as
-    /// Loro reads them); strings starting with `🦜:` are container references.
-    static func value(_ r: inout JSONReader, _ peers: [PeerID]?, depth: Int) throws(LoroJSONError) -> CRDTValue {
-        guard depth < 128 else { throw .schema(path: "", reason: "values nested deeper than 128") }
-        switch r.peek() {
-        case UInt8(ascii: "{"):
-            var map: [String: CRDTValue] = [:]
-            try r.readObject { (r, key) throws(LoroJSONError) in
-                var keyReader = r
-                keyReader.offset = key.lowerBound - 1
-                let name = try keyReader.readString()
-                do throws(LoroJSONError) { map[name] = try Self.value(&r, peers, depth: depth + 1) } catch { throw error.prefixed("[\"\(name)\"]") }
-            }
-            return .map(map)
-        case UInt8(ascii: "["):
-            var list: [CRDTValue] = []
-            try r.readArray { (r, i) throws(LoroJSONError) in
-                do throws(LoroJSONError) { list.append(try Self.value(&r, peers, depth: depth + 1)) } catch { throw error.prefixed("[\(i)]") }
-            }
-            return .list(list)
-        case UInt8(ascii: "\""):
-            let s = try r.readString()
-            if s.hasPrefix(containerValuePrefix) {
-                return .container(try containerID(Substring(s.dropFirst(containerValuePrefix.count)), peers))
-            }
-            return .string(s)
-        case UInt8(ascii: "t"), UInt8(ascii: "f"):
-            return .bool(try r.readBool())
-        case UInt8(ascii: "n"):
-            _ = try r.readNullIfPresent()
-            return .null
-        default:
-            switch try r.readNumber() {
-            case .int(let i): return .int(i)
-            case .unsigned(let u): return .double(Double(u))
-            case .double(let d): return .double(d)
-            }
-        }
+    /// A LoroValue: any JSON value, read with the reader's nesting limit and converted by
+    /// ``CRDTValue/init(loroJSON:peers:)``.
+    static func value(_ r: inout JSONReader, _ peers: [PeerID]?) throws(LoroJSONError) -> CRDTValue {
+        try CRDTValue(loroJSON: try r.loroValue(), peers: peers)
     }
 }
 
@@ -542,111 +508,107 @@ struct LoroJSONEncoder {
     mutating func write(_ updates: LoroJSONUpdates) {
         registerPeers(updates)
         writer.beginObject()
-        writer.key("schema_version", first: true); writer.int(LoroJSONUpdates.schemaVersion)
-        writer.key("start_version", first: false)
+        writer.key("schema_version"); writer.write(integer: LoroJSONUpdates.schemaVersion)
+        writer.key("start_version")
         writer.beginObject()
-        for (i, id) in updates.startVersion.ids.enumerated() {
-            writer.key(String(id.peer), first: i == 0)
-            writer.int(id.counter)
+        for id in updates.startVersion.ids {
+            writer.key(String(id.peer))
+            writer.write(integer: id.counter)
         }
-        writer.endObject(empty: updates.startVersion.ids.isEmpty)
-        writer.key("peers", first: false)
+        writer.endObject()
+        writer.key("peers")
         writer.beginArray()
-        for (i, p) in peers.enumerated() { writer.element(first: i == 0); writer.string(String(p)) }
-        writer.endArray(empty: peers.isEmpty)
-        writer.key("changes", first: false)
+        for p in peers { writer.write(string: String(p)) }
+        writer.endArray()
+        writer.key("changes")
         writer.beginArray()
-        for (i, change) in updates.changes.enumerated() {
-            writer.element(first: i == 0)
-            write(change)
-        }
-        writer.endArray(empty: updates.changes.isEmpty)
-        writer.endObject(empty: false)
+        for change in updates.changes { write(change) }
+        writer.endArray()
+        writer.endObject()
     }
 
     private mutating func write(_ change: LoroJSONChange) {
         writer.beginObject()
-        writer.key("id", first: true); writer.string(idText(change.id))
-        writer.key("timestamp", first: false); writer.int(change.timestamp)
-        writer.key("deps", first: false)
+        writer.key("id"); writer.write(string: idText(change.id))
+        writer.key("timestamp"); writer.write(integer: change.timestamp)
+        writer.key("deps")
         writer.beginArray()
-        for (i, d) in change.deps.sorted().enumerated() { writer.element(first: i == 0); writer.string(idText(d)) }
-        writer.endArray(empty: change.deps.isEmpty)
-        writer.key("lamport", first: false); writer.int(change.lamport)
-        writer.key("msg", first: false)
-        if let m = change.message { writer.string(m) } else { writer.raw("null") }
-        writer.key("ops", first: false)
+        for d in change.deps.sorted() { writer.write(string: idText(d)) }
+        writer.endArray()
+        writer.key("lamport"); writer.write(integer: change.lamport)
+        writer.key("msg")
+        if let m = change.message { writer.write(string: m) } else { writer.writeNull() }
+        writer.key("ops")
         writer.beginArray()
-        for (i, op) in change.ops.enumerated() {
-            writer.element(first: i == 0)
+        for op in change.ops {
             writer.beginObject()
-            writer.key("container", first: true); writer.string(containerText(op.container))
-            writer.key("content", first: false); write(op.content)
-            writer.key("counter", first: false); writer.int(op.counter)
-            writer.endObject(empty: false)
+            writer.key("container"); writer.write(string: containerText(op.container))
+            writer.key("content"); write(op.content)
+            writer.key("counter"); writer.write(integer: op.counter)
+            writer.endObject()
         }
-        writer.endArray(empty: change.ops.isEmpty)
-        writer.endObject(empty: false)
+        writer.endArray()
+        writer.endObject()
     }
 
     private mutating func write(_ content: LoroJSONOpContent) {
         writer.beginObject()
-        func type(_ name: String) { writer.key("type", first: true); writer.string(name) }
+        func type(_ name: String) { writer.key("type"); writer.write(string: name) }
         switch content {
         case let .insertText(pos, text):
             type("insert")
-            writer.key("pos", first: false); writer.int(pos)
-            writer.key("text", first: false); writer.string(text)
+            writer.key("pos"); writer.write(integer: pos)
+            writer.key("text"); writer.write(string: text)
         case let .insertValues(pos, values):
             type("insert")
-            writer.key("pos", first: false); writer.int(pos)
-            writer.key("value", first: false); write(.list(values))
+            writer.key("pos"); writer.write(integer: pos)
+            writer.key("value"); write(.list(values))
         case let .delete(pos, len, start):
             type("delete")
-            writer.key("pos", first: false); writer.int(pos)
-            writer.key("len", first: false); writer.int(len)
-            writer.key("start_id", first: false); writer.string(idText(start))
+            writer.key("pos"); writer.write(integer: pos)
+            writer.key("len"); writer.write(integer: len)
+            writer.key("start_id"); writer.write(string: idText(start))
         case let .mark(start, end, key, value, info):
             type("mark")
-            writer.key("start", first: false); writer.int(start)
-            writer.key("end", first: false); writer.int(end)
-            writer.key("style_key", first: false); writer.string(key)
-            writer.key("style_value", first: false); write(value)
-            writer.key("info", first: false); writer.int(info)
+            writer.key("start"); writer.write(integer: start)
+            writer.key("end"); writer.write(integer: end)
+            writer.key("style_key"); writer.write(string: key)
+            writer.key("style_value"); write(value)
+            writer.key("info"); writer.write(integer: info)
         case .markEnd:
             type("mark_end")
         case let .mapInsert(key, value):
             type("insert")
-            writer.key("key", first: false); writer.string(key)
-            writer.key("value", first: false); write(value)
+            writer.key("key"); writer.write(string: key)
+            writer.key("value"); write(value)
         case let .mapDelete(key):
             type("delete")
-            writer.key("key", first: false); writer.string(key)
+            writer.key("key"); writer.write(string: key)
         case let .treeCreate(target, parent, index), let .treeMove(target, parent, index):
             if case .treeCreate = content { type("create") } else { type("move") }
-            writer.key("target", first: false); writer.string(idText(target))
-            writer.key("parent", first: false)
-            if let parent { writer.string(idText(parent)) } else { writer.raw("null") }
-            writer.key("fractional_index", first: false); writer.string(Self.hex(index))
+            writer.key("target"); writer.write(string: idText(target))
+            writer.key("parent")
+            if let parent { writer.write(string: idText(parent)) } else { writer.writeNull() }
+            writer.key("fractional_index"); writer.write(string: Self.hex(index))
         case let .treeDelete(target):
             type("delete")
-            writer.key("target", first: false); writer.string(idText(target))
+            writer.key("target"); writer.write(string: idText(target))
         case let .move(from, to, elem):
             type("move")
-            writer.key("from", first: false); writer.int(from)
-            writer.key("to", first: false); writer.int(to)
-            writer.key("elem_id", first: false); writer.string("L\(elem.lamport)@\(peerIndex[elem.peer]!)")
+            writer.key("from"); writer.write(integer: from)
+            writer.key("to"); writer.write(integer: to)
+            writer.key("elem_id"); writer.write(string: "L\(elem.lamport)@\(peerIndex[elem.peer]!)")
         case let .setValue(elem, value):
             type("set")
-            writer.key("elem_id", first: false); writer.string("L\(elem.lamport)@\(peerIndex[elem.peer]!)")
-            writer.key("value", first: false); write(value)
+            writer.key("elem_id"); writer.write(string: "L\(elem.lamport)@\(peerIndex[elem.peer]!)")
+            writer.key("value"); write(value)
         case let .counter(delta):
             type("counter")
-            writer.key("prop", first: false); writer.int(0)
-            writer.key("value_type", first: false); writer.string("f64")
-            writer.key("value", first: false); writer.double(delta)
+            writer.key("prop"); writer.write(integer: 0)
+            writer.key("value_type"); writer.write(string: "f64")
+            writer.key("value"); writer.write(double: delta)
         }
-        writer.endObject(empty: false)
+        writer.endObject()
     }
 
     /// Upper-case hex, as Loro's FractionalIndex prints itself.
@@ -659,32 +621,74 @@ struct LoroJSONEncoder {
     }
 
     private mutating func write(_ value: CRDTValue) {
-        writeValue(value, &writer) { [peerIndex] c in Self.containerText(c, peerIndex) }
+        writer.write(JSONValue(loroJSON: value) { [peerIndex] c in Self.containerText(c, peerIndex) })
     }
 }
 
-/// Writes a value as Loro's JSON form: binary as an array of bytes, containers as `🦜:cid:…`
-/// spelled by `container` (with a compressed or a real peer).
-/// - Complexity: O(size of the value).
-func writeValue(_ value: CRDTValue, _ w: inout JSONWriter, container: (ContainerID) -> String) {
-    switch value {
-    case .null: w.raw("null")
-    case .bool(let b): if b { w.raw("true") } else { w.raw("false") }
-    case .int(let i): w.int(i)
-    case .double(let d): w.double(d)
-    case .string(let s): w.string(s)
-    case .binary(let bytes):
-        w.beginArray()
-        for (i, b) in bytes.enumerated() { w.element(first: i == 0); w.int(b) }
-        w.endArray(empty: bytes.isEmpty)
-    case .list(let list):
-        w.beginArray()
-        for (i, x) in list.enumerated() { w.element(first: i == 0); writeValue(x, &w, container: container) }
-        w.endArray(empty: list.isEmpty)
-    case .map(let map):
-        w.beginObject()
-        for (i, k) in map.keys.sorted().enumerated() { w.key(k, first: i == 0); writeValue(map[k]!, &w, container: container) }
-        w.endObject(empty: map.isEmpty)
-    case .container(let c): w.string(LoroJSONDecoder.containerValuePrefix + container(c))
+// MARK: - the reader's errors as LoroJSONError
+
+extension LoroJSONError {
+    /// A reader error: a syntax error, or a value of the wrong kind as a schema error at its path.
+    init(_ error: JSONError) {
+        switch error.reason {
+        case .typeMismatch, .invalidValue: self = .schema(path: error.path, reason: error.message)
+        default: self = .syntax(line: error.line, column: error.column, offset: error.byteOffset, reason: "\(error.message) at \(error.path)")
+        }
+    }
+}
+
+/// The reader's calls with their errors as ``LoroJSONError``, so that the decoder's closures throw
+/// one error type.
+extension JSONReader {
+    /// Reads an object, calling `field` with each key, positioned on its value (which it must read).
+    mutating func loroObject(_ field: (inout JSONReader, JSONKey) throws(LoroJSONError) -> Void) throws(LoroJSONError) {
+        do { try beginObject() } catch { throw LoroJSONError(error) }
+        while true {
+            let key: JSONKey?
+            do { key = try nextKey() } catch { throw LoroJSONError(error) }
+            guard let key else { return }
+            try field(&self, key)
+        }
+    }
+
+    /// Reads an array, calling `element` with each index, positioned on the element.
+    mutating func loroArray(_ element: (inout JSONReader, Int) throws(LoroJSONError) -> Void) throws(LoroJSONError) {
+        do { try beginArray() } catch { throw LoroJSONError(error) }
+        var index = 0
+        while true {
+            let more: Bool
+            do { more = try nextElement() } catch { throw LoroJSONError(error) }
+            guard more else { return }
+            try element(&self, index)
+            index += 1
+        }
+    }
+
+    mutating func loroString() throws(LoroJSONError) -> String {
+        do { return try readString() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroUnescapedString() throws(LoroJSONError) -> Range<Int>? {
+        do { return try readUnescapedString() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroNumber() throws(LoroJSONError) -> JSONNumber {
+        do { return try readNumber() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroNull() throws(LoroJSONError) -> Bool {
+        do { return try readNullIfPresent() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroSkip() throws(LoroJSONError) {
+        do { try skipValue() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroValue() throws(LoroJSONError) -> JSONValue {
+        do { return try readValue() } catch { throw LoroJSONError(error) }
+    }
+
+    mutating func loroFinish() throws(LoroJSONError) {
+        do { try finish() } catch { throw LoroJSONError(error) }
     }
 }

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// The units a text position can be counted in.
 public enum TextUnit: Sendable, Hashable {
     /// Unicode scalars (code points): the native unit.
@@ -86,6 +88,8 @@ final class SeqNode {
     @exclusivity(unchecked) var summary = SeqSummary()
     @exclusivity(unchecked) var elems: [Elem] = []
     @exclusivity(unchecked) var children: [SeqNode] = []
+    /// The marks whose anchors this subtree holds only one of, once asked for (nil: unknown).
+    @exclusivity(unchecked) var markEdges: MarkEdges?
     let isLeaf: Bool
     init(leaf: Bool) { isLeaf = leaf }
 
@@ -93,6 +97,36 @@ final class SeqNode {
         var s = SeqSummary()
         if isLeaf { for e in elems { s += e.summary } } else { for c in children { s += c.summary } }
         summary = s
+        markEdges = nil
+    }
+
+    /// Forgets the mark edges of this node and its ancestors (its anchors changed).
+    @inline(__always) func invalidateMarkEdges() {
+        var n: SeqNode? = self
+        while let x = n, x.markEdges != nil {
+            x.markEdges = nil
+            n = x.parent
+        }
+    }
+}
+
+/// The marks a subtree opens (holds the start anchor of, not the end) and closes (holds the end
+/// anchor of, not the start): what the marks active at a position are summed from.
+struct MarkEdges {
+    var opens: Set<OpID> = []
+    var closes: Set<OpID> = []
+
+    /// The edges of a subtree followed by `next`.
+    mutating func append(_ next: MarkEdges) {
+        closes.formUnion(next.closes.subtracting(opens))
+        opens.subtract(next.closes)
+        opens.formUnion(next.opens)
+    }
+
+    /// What `active` (the marks active before a subtree) becomes after it.
+    func apply(to active: inout Set<OpID>) {
+        active.subtract(closes)
+        active.formUnion(opens)
     }
 }
 
@@ -250,8 +284,7 @@ final class FugueSequence {
         }
         if runs.isEmpty { runs.append(IndexRun(start: start, end: end, leaf: leaf)); return }
         // First run whose end > start.
-        var lo = 0, hi = runs.count
-        while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= start { lo = mid + 1 } else { hi = mid } }
+        let lo = runs.partitioningIndex { $0.end > start }
         // Fast path (a leaf split moving whole runs): the range is exactly one run.
         if lo < runs.count, runs[lo].start == start, runs[lo].end == end {
             runs[lo].leaf = leaf
@@ -285,8 +318,7 @@ final class FugueSequence {
     @inline(__always) func run(containing id: OpID) -> IndexRun? {
         guard let s = slot(of: id.peer) else { return nil }
         return indexRuns[s].withUnsafeBufferPointer { runs in
-            var lo = 0, hi = runs.count
-            while lo < hi { let mid = (lo + hi) / 2; if runs[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
+            let lo = runs.partitioningIndex { $0.end > id.counter }
             guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
             return runs[lo]
         }
@@ -404,6 +436,65 @@ final class FugueSequence {
             x.summary -= subtract
             n = x.parent
         }
+        if !marks.isEmpty { node.invalidateMarkEdges() }
+    }
+
+    /// The mark edges of a node, computed from its elements or children when not known.
+    /// - Complexity: O(L) for a leaf or O(children · edges) for an inner node, plus the children
+    ///   not known yet; O(1) when known.
+    func markEdges(of node: SeqNode) -> MarkEdges {
+        if let known = node.markEdges { return known }
+        var edges = MarkEdges()
+        if node.isLeaf {
+            for e in node.elems {
+                switch e.kind {
+                case .markStart:
+                    edges.opens.insert(e.id)
+                case .markEnd:
+                    let mark = OpID(peer: e.peer, counter: e.counter - 1)
+                    if edges.opens.remove(mark) == nil { edges.closes.insert(mark) }
+                default:
+                    continue
+                }
+            }
+        } else {
+            for child in node.children { edges.append(markEdges(of: child)) }
+        }
+        node.markEdges = edges
+        return edges
+    }
+
+    /// The marks whose start anchor lies before element `elementIndex` and whose end anchor does
+    /// not: the marks active at that element.
+    /// - Complexity: O(log n · (B + edges)) with the edges cached, O(L) in the leaf.
+    func marksActive(before elementIndex: Int) -> Set<OpID> {
+        var active = Set<OpID>()
+        var remaining = elementIndex
+        var node = root
+        while !node.isLeaf {
+            var next: SeqNode?
+            for child in node.children {
+                if remaining >= child.summary.elements {
+                    markEdges(of: child).apply(to: &active)
+                    remaining -= child.summary.elements
+                } else {
+                    next = child
+                    break
+                }
+            }
+            guard let child = next else { return active }
+            node = child
+        }
+        for e in node.elems {
+            guard remaining > 0 else { break }
+            switch e.kind {
+            case .markStart: active.insert(e.id)
+            case .markEnd: active.remove(OpID(peer: e.peer, counter: e.counter - 1))
+            default: break
+            }
+            remaining -= Int(e.length)
+        }
+        return active
     }
 
     /// Splits element `index` of `leaf` at `offset` (0 < offset < length); the right part follows.
@@ -431,6 +522,7 @@ final class FugueSequence {
         right.originLeft = OptID(peer: e.peer, counter: e.counter + offset - 1)
         leaf.elems[index] = left
         leaf.elems.insert(right, at: index + 1)
+        if !marks.isEmpty { leaf.invalidateMarkEdges() }
         if leaf.elems.count > Self.leafCapacity { splitLeaf(leaf); return nil }
         return index + 1
     }
@@ -471,6 +563,7 @@ final class FugueSequence {
         leaf.next?.prev = right
         leaf.next = right
         for e in right.elems { assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: right) }
+        leaf.parent?.invalidateMarkEdges()
         insertSibling(right, after: leaf)
     }
 
@@ -487,6 +580,7 @@ final class FugueSequence {
         let i = parent.children.firstIndex { $0 === left }!
         parent.children.insert(node, at: i + 1)
         node.parent = parent
+        parent.invalidateMarkEdges()
         if parent.children.count > Self.innerCapacity {
             let half = parent.children.count / 2
             let right = SeqNode(leaf: false)

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 extension ByteWriter {
     mutating func treeParent(_ p: TreeParent, _ t: inout EncodeTables) {
         switch p {
@@ -95,8 +97,7 @@ struct Creator {
     /// The creator holding `counter` in a list sorted by counter.
     /// - Complexity: O(log n).
     static func find(_ list: [Creator], _ counter: OpCounter) -> Creator? {
-        var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= counter { lo = mid + 1 } else { hi = mid } }
+        let lo = list.partitioningIndex { $0.counter + $0.count > counter }
         return lo < list.count && list[lo].counter <= counter ? list[lo] : nil
     }
 }
@@ -248,8 +249,7 @@ extension CRDTDocument {
         func pieces(_ c: ContainerID, _ e: Elem) -> [Elem] {
             guard e.kind.rawValue < 2 else { return [e] }
             let list = opOffsets[c]?[e.peer] ?? []
-            var lo = 0, hi = list.count
-            while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].count <= e.counter { lo = mid + 1 } else { hi = mid } }
+            let lo = list.partitioningIndex { $0.counter + $0.count > e.counter }
             var out: [Elem] = []
             var cur = e
             cur.content = list[lo].offset + (e.counter - list[lo].counter)

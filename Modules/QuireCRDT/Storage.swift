@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import Synchronization
 
 /// A map entry with the stamp that won it (Lamport, then peer).
@@ -172,8 +173,7 @@ final class DocStorage: @unchecked Sendable {
     /// The Lamport timestamp of `counter` in one peer's changes.
     /// - Complexity: O(log c).
     static func lamport(in list: [Change], _ counter: OpCounter) -> Lamport? {
-        var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= counter { lo = mid + 1 } else { hi = mid } }
+        let lo = list.partitioningIndex { $0.end > counter }
         guard lo < list.count, list[lo].counter <= counter else { return nil }
         return list[lo].lamport + Lamport(counter - list[lo].counter)
     }

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// What an import did: the spans applied now and the spans waiting for missing dependencies.
 public struct ImportStatus: Sendable, Equatable {
     /// Operation spans applied by this import (including earlier pending ones unblocked now).
@@ -15,9 +17,7 @@ extension Change {
         guard k < end else { return nil }
         var ops: [Op] = []
         // Ops are in counter order: skip those ending at or before k by binary search.
-        var lo = 0, hi = self.ops.count
-        while lo < hi { let mid = (lo + hi) / 2; if self.ops[mid].counter + self.ops[mid].length <= k { lo = mid + 1 } else { hi = mid } }
-        for op in self.ops[lo...] {
+        for op in self.ops[self.ops.partitioningIndex { $0.counter + $0.length > k }...] {
             let opEnd = op.counter + op.length
             if opEnd <= k { continue }
             if op.counter >= k { ops.append(op); continue }
@@ -89,8 +89,7 @@ struct BatchIDs {
     func knownEnd(from id: OpID) -> OpCounter? {
         guard let i = slot(id.peer) else { return nil }
         return ranges[i].withUnsafeBufferPointer { list in
-            var lo = 0, hi = list.count
-            while lo < hi { let mid = (lo + hi) / 2; if list[mid].1 <= id.counter { lo = mid + 1 } else { hi = mid } }
+            let lo = list.partitioningIndex { $0.1 > id.counter }
             return lo < list.count && list[lo].0 <= id.counter ? list[lo].1 : nil
         }
     }
@@ -107,9 +106,7 @@ extension DocStorage {
         for (peer, list) in changes {
             let known = vv[peer]
             guard let last = list.last, last.end > known else { continue }
-            var lo = 0, hi = list.count
-            while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= known { lo = mid + 1 } else { hi = mid } }
-            for i in lo..<list.count {
+            for i in list.partitioningIndex(where: { $0.end > known })..<list.count {
                 if let c = list[i].slice(from: known) { out.append(c) }
             }
         }

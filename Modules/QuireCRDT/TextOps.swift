@@ -67,15 +67,12 @@ extension DocStorage {
 
     // MARK: styles
 
-    /// The mark IDs covering the element at global element index `elementIndex`.
-    /// - Complexity: O(M · log n) for M marks in the container.
+    /// The mark IDs covering the element at global element index `elementIndex`, summed from
+    /// the mark edges the sequence's nodes cache (so a text with a mark per paragraph costs what a
+    /// text with a handful does).
+    /// - Complexity: O(log n · (B + edges) + L) once the edges are known.
     func activeMarks(_ seq: FugueSequence, _ c: ContainerID, at elementIndex: Int) -> Set<OpID> {
-        var out = Set<OpID>()
-        for (markID, _) in seq.marks {
-            guard let s = seq.elementIndex(of: markID), let e = seq.elementIndex(of: markID.advanced(by: 1)) else { continue }
-            if s < elementIndex && elementIndex < e { out.insert(markID) }
-        }
-        return out
+        seq.marksActive(before: elementIndex).filter { seq.marks[$0] != nil }
     }
 
     /// The winning value per key among `active` marks (nulls included).

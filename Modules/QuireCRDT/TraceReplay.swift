@@ -1,4 +1,4 @@
-import Foundation
+import QuireJSON
 
 /// An editing trace in josephg/editing-traces' JSON format: `{startContent, endContent, txns:
 /// [{patches: [[pos, delCount, insStr]], parents?, agent?}]}`; positions count Unicode scalars.
@@ -37,38 +37,102 @@ public struct EditingTrace: Sendable {
     /// The total number of patches.
     public var patchCount: Int { transactions.reduce(0) { $0 + $1.patches.count } }
 
-    /// Parses a trace from its (decompressed) JSON bytes.
+    /// Parses a trace from its (decompressed) JSON bytes with QuireJSON's pull reader, straight
+    /// into transactions: no JSON tree of the whole trace is built.
+    ///
+    /// - Throws: ``TraceError/malformed(_:)`` naming the line, column, byte offset and JSON path
+    ///   of anything that is not JSON or not a trace (positions and counts must be non-negative
+    ///   integers, a patch exactly `[position, deleteCount, insert]`).
     /// - Complexity: O(size of the JSON).
-    public init(json: Data) throws(TraceError) {
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: json) } catch {
-            throw .malformed("not JSON: \(error.localizedDescription)")
-        }
-        guard let object = root as? [String: Any] else { throw .malformed("the top level is not an object") }
-        startContent = object["startContent"] as? String ?? ""
-        guard let end = object["endContent"] as? String else { throw .malformed("missing endContent") }
-        endContent = end
-        guard let txns = object["txns"] as? [[String: Any]] else { throw .malformed("missing txns") }
-        var out: [Transaction] = []
-        out.reserveCapacity(txns.count)
+    public init<Bytes: Collection<UInt8>>(json: Bytes) throws(TraceError) {
+        var reader = JSONReader(Array(json))
+        var startContent = ""
+        var endContent: String?
+        var transactions: [Transaction]?
         var concurrent = false
-        for (t, txn) in txns.enumerated() {
-            guard let patches = txn["patches"] as? [[Any]] else { throw .malformed("txn \(t) has no patches") }
-            var ps: [Patch] = []
-            ps.reserveCapacity(patches.count)
-            for (i, p) in patches.enumerated() {
-                guard p.count == 3, let pos = (p[0] as? NSNumber)?.intValue, let del = (p[1] as? NSNumber)?.intValue,
-                      let ins = p[2] as? String else { throw .malformed("txn \(t) patch \(i) is not [pos, del, ins]") }
-                ps.append(Patch(position: pos, deleteCount: del, insert: ins))
+        var declaredAgents: Int?
+        do {
+            try reader.beginObject()
+            while let key = try reader.nextKey() {
+                if reader.key(key, is: "startContent") {
+                    startContent = try reader.readString()
+                } else if reader.key(key, is: "endContent") {
+                    endContent = try reader.readString()
+                } else if reader.key(key, is: "txns") {
+                    transactions = try Self.readTransactions(&reader, concurrent: &concurrent)
+                } else if reader.key(key, is: "numAgents") {
+                    declaredAgents = try Self.readCount(&reader)
+                } else {
+                    try reader.skipValue()
+                }
             }
-            let parents = (txn["parents"] as? [NSNumber])?.map(\.intValue)
-            if parents != nil { concurrent = true }
-            let agent = (txn["agent"] as? NSNumber)?.intValue ?? 0
-            out.append(Transaction(patches: ps, parents: parents ?? (t == 0 ? [] : [t - 1]), agent: agent))
+            try reader.finish()
+        } catch {
+            throw .malformed(error.description)
         }
-        transactions = out
+        guard let endContent else { throw .malformed("missing endContent") }
+        guard let transactions else { throw .malformed("missing txns") }
+        self.startContent = startContent
+        self.endContent = endContent
+        self.transactions = transactions
         isConcurrent = concurrent
-        agentCount = (object["numAgents"] as? NSNumber)?.intValue ?? ((out.map(\.agent).max() ?? 0) + 1)
+        agentCount = declaredAgents ?? ((transactions.map(\.agent).max() ?? 0) + 1)
+    }
+
+    /// `[{patches: [[pos, del, ins], …], parents?: [Int], agent?: Int}, …]`
+    private static func readTransactions(_ reader: inout JSONReader, concurrent: inout Bool) throws(JSONError) -> [Transaction] {
+        var transactions: [Transaction] = []
+        try reader.beginArray()
+        while try reader.nextElement() {
+            let index = transactions.count
+            var patches: [Patch]?
+            var parents: [Int]?
+            var agent = 0
+            try reader.beginObject()
+            while let key = try reader.nextKey() {
+                if reader.key(key, is: "patches") {
+                    var list: [Patch] = []
+                    try reader.beginArray()
+                    while try reader.nextElement() { list.append(try readPatch(&reader)) }
+                    patches = list
+                } else if reader.key(key, is: "parents") {
+                    var list: [Int] = []
+                    try reader.beginArray()
+                    while try reader.nextElement() { list.append(try readCount(&reader)) }
+                    parents = list
+                } else if reader.key(key, is: "agent") {
+                    agent = try readCount(&reader)
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            guard let patches else { throw reader.error(.invalidValue("txn \(index) has no patches")) }
+            if parents != nil { concurrent = true }
+            transactions.append(Transaction(patches: patches, parents: parents ?? (index == 0 ? [] : [index - 1]), agent: agent))
+        }
+        return transactions
+    }
+
+    /// `[position, deleteCount, insert]`
+    private static func readPatch(_ reader: inout JSONReader) throws(JSONError) -> Patch {
+        let shape = "a patch must be [position, deleteCount, insert]"
+        try reader.beginArray()
+        guard try reader.nextElement() else { throw reader.error(.invalidValue(shape)) }
+        let position = try readCount(&reader)
+        guard try reader.nextElement() else { throw reader.error(.invalidValue(shape)) }
+        let deleteCount = try readCount(&reader)
+        guard try reader.nextElement() else { throw reader.error(.invalidValue(shape)) }
+        let insert = try reader.readString()
+        guard try !reader.nextElement() else { throw reader.error(.invalidValue(shape)) }
+        return Patch(position: position, deleteCount: deleteCount, insert: insert)
+    }
+
+    /// A non-negative integer.
+    private static func readCount(_ reader: inout JSONReader) throws(JSONError) -> Int {
+        let offset = reader.offset
+        let value = try reader.readInt()
+        guard value >= 0 else { throw reader.error(.invalidValue("expected a non-negative integer, found \(value)"), at: offset) }
+        return value
     }
 }
 

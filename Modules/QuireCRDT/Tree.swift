@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// One applied tree operation, kept in (Lamport, peer) order for undo-do-redo.
 struct TreeOpRecord {
     var lamport: Lamport
@@ -91,14 +93,16 @@ struct TreeState {
 
     mutating func attach(_ node: TreeID, _ placement: NodePlacement) {
         nodes[node] = placement
-        var list = children[placement.parent] ?? []
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if nodes[list[mid]]!.sortsBefore(placement) { lo = mid + 1 } else { hi = mid }
-        }
-        list.insert(node, at: lo)
-        children[placement.parent] = list
+        // The search's reference to the siblings ends with the call, so the insertion happens in
+        // place (a live copy would make it copy every sibling).
+        let index = Self.insertionIndex(of: placement, among: children[placement.parent] ?? [], nodes: nodes)
+        children[placement.parent, default: []].insert(node, at: index)
+    }
+
+    /// Where a node with `placement` goes among `siblings` in sibling order.
+    /// - Complexity: O(log k) for k siblings.
+    static func insertionIndex(of placement: NodePlacement, among siblings: [TreeID], nodes: [TreeID: NodePlacement]) -> Int {
+        siblings.partitioningIndex { !nodes[$0]!.sortsBefore(placement) }
     }
 
     /// Sets a node's placement (nil removes it) and returns the visibility transition diffs.
@@ -274,29 +278,35 @@ extension CRDTDocument {
 
     private mutating func treeOp(_ c: ContainerID, target: TreeID?, parent: TreeParent, index: Int?) throws(CRDTError) -> TreeID {
         let st = mutate()
-        var tree = st.trees[c] ?? TreeState()
-        var position: [UInt8] = []
-        if parent != .deleted {
-            var siblings = tree.children[parent] ?? []
-            if let target { siblings.removeAll { $0 == target } }
-            let i = min(max(0, index ?? siblings.count), siblings.count)
-            let left = i > 0 ? tree.nodes[siblings[i - 1]]!.position : nil
-            // Siblings sharing an index (placed concurrently at one spot) leave no room between
-            // them: the node goes right after them, below the next index up. `after(left)`
-            // alone could reach or pass that index and land further on, tied with the nodes
-            // there (Loro gives the tie's later members fresh indexes instead).
-            var j = i
-            while let left, j < siblings.count, tree.nodes[siblings[j]]!.position == left { j += 1 }
-            let right = j < siblings.count ? tree.nodes[siblings[j]]!.position : nil
-            position = FractionalIndex.new(left, right)
-        }
-        _ = tree
+        // The position is computed in a function of its own so that no copy of the tree state
+        // is alive when `applyTree` mutates it (a live copy would make that copy the whole tree).
+        let position = parent == .deleted ? [] : Self.newPosition(in: st.trees[c], under: parent, index: index, moving: target)
         let (counter, lamport) = st.nextLocalStamp()
         let id = target ?? OpID(peer: st.peer, counter: counter)
         st.record(Op(container: c, counter: counter, content: .tree(target: id, parent: parent, position: position)))
         st.applyTree(c, TreeOpRecord(lamport: lamport, peer: st.peer, counter: counter, target: id, parent: parent, position: position))
-        tree = st.trees[c]!
         return id
+    }
+
+    /// The fractional index for a node placed at sibling `index` under `parent`.
+    /// - Complexity: O(siblings).
+    private static func newPosition(in tree: TreeState?, under parent: TreeParent, index: Int?, moving target: TreeID?) -> [UInt8] {
+        guard let tree else { return FractionalIndex.new(nil, nil) }
+        let all = tree.children[parent] ?? []
+        // The siblings as they will be once the target leaves its place (without copying them).
+        let skip = target.flatMap { all.firstIndex(of: $0) }
+        let count = all.count - (skip == nil ? 0 : 1)
+        func sibling(_ i: Int) -> TreeID { all[skip.map { i >= $0 ? i + 1 : i } ?? i] }
+        let i = min(max(0, index ?? count), count)
+        let left = i > 0 ? tree.nodes[sibling(i - 1)]!.position : nil
+        // Siblings sharing an index (placed concurrently at one spot) leave no room between
+        // them: the node goes right after them, below the next index up. `after(left)`
+        // alone could reach or pass that index and land further on, tied with the nodes
+        // there (Loro gives the tie's later members fresh indexes instead).
+        var j = i
+        while let left, j < count, tree.nodes[sibling(j)]!.position == left { j += 1 }
+        let right = j < count ? tree.nodes[sibling(j)]!.position : nil
+        return FractionalIndex.new(left, right)
     }
 
     /// Creates a node under `parent` (nil: root level) at sibling `index` (nil: last). An
@@ -322,6 +332,68 @@ extension CRDTDocument {
             if tree.isAncestor(node, of: parent) { throw .cyclicMove(container: c, node: node, parent: parent) }
         }
         _ = try treeOp(c, target: node, parent: parent.map { .node($0) } ?? .root, index: index)
+    }
+
+    /// Creates a node under `parent` (nil: root level) right after the sibling `sibling` (nil: as
+    /// the first child). Where `sibling` shares its fractional index with the siblings after it
+    /// (they were placed concurrently at one spot), no index fits between them: those siblings are
+    /// moved to fresh indexes after the new node, so the order is exactly the one asked for.
+    /// - Complexity: O(depth + log siblings), plus O(siblings) for each tied sibling moved.
+    @discardableResult
+    public mutating func createNode(under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) -> TreeID {
+        let tied = try tiedSuccessors(of: sibling, under: parent, moving: nil, in: c)
+        let index = try siblingIndex(after: sibling, under: parent, moving: nil, in: c)
+        let id = try createNode(under: parent, at: index, in: c)
+        try reorder(tied, after: id, under: parent, in: c)
+        return id
+    }
+
+    /// Moves an alive node under `parent` (nil: root level) right after the sibling `sibling` (nil:
+    /// as the first child); tied siblings after `sibling` are moved after it as
+    /// ``createNode(under:after:in:)`` does.
+    /// - Complexity: O(depth + siblings).
+    public mutating func moveNode(_ node: TreeID, under parent: TreeID?, after sibling: TreeID?, in c: ContainerID) throws(CRDTError) {
+        let tied = try tiedSuccessors(of: sibling, under: parent, moving: node, in: c)
+        let index = try siblingIndex(after: sibling, under: parent, moving: node, in: c)
+        try moveNode(node, under: parent, at: index, in: c)
+        try reorder(tied, after: node, under: parent, in: c)
+    }
+
+    /// The siblings right after `sibling` that share its fractional index (without `moving`).
+    private func tiedSuccessors(of sibling: TreeID?, under parent: TreeID?, moving: TreeID?, in c: ContainerID) throws(CRDTError) -> [TreeID] {
+        guard let sibling, let tree = s.trees[c], let placement = tree.nodes[sibling] else { return [] }
+        let siblings = tree.children[parent.map { .node($0) } ?? .root] ?? []
+        var index = TreeState.insertionIndex(of: placement, among: siblings, nodes: tree.nodes) + 1
+        var tied: [TreeID] = []
+        while index < siblings.count, let next = tree.nodes[siblings[index]], next.position == placement.position {
+            if siblings[index] != moving { tied.append(siblings[index]) }
+            index += 1
+        }
+        return tied
+    }
+
+    /// Moves `nodes`, in order, right after `first`.
+    private mutating func reorder(_ nodes: [TreeID], after first: TreeID, under parent: TreeID?, in c: ContainerID) throws(CRDTError) {
+        var previous = first
+        for node in nodes {
+            let index = try siblingIndex(after: previous, under: parent, moving: node, in: c)
+            try moveNode(node, under: parent, at: index, in: c)
+            previous = node
+        }
+    }
+
+    /// The sibling index right after `sibling` under `parent`, counted without `moving`.
+    private func siblingIndex(after sibling: TreeID?, under parent: TreeID?, moving: TreeID?, in c: ContainerID) throws(CRDTError) -> Int {
+        try check(c, .tree)
+        guard let sibling else { return 0 }
+        let key: TreeParent = parent.map { .node($0) } ?? .root
+        guard let tree = s.trees[c], let placement = tree.nodes[sibling], placement.parent == key, tree.isAlive(sibling) else {
+            throw .unknownTreeNode(container: c, node: sibling)
+        }
+        let siblings = tree.children[key] ?? []
+        var index = TreeState.insertionIndex(of: placement, among: siblings, nodes: tree.nodes) + 1
+        if let moving, let at = tree.nodes[moving], at.parent == key, at.sortsBefore(placement) { index -= 1 }
+        return index
     }
 
     /// Deletes an alive node and so its subtree.

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// Which operations an undo or redo takes back: this peer's operations from `start` on, except
 /// the spans that count as remote (commits whose origin the undo manager excludes).
 ///
@@ -16,8 +18,7 @@ struct RevertScope {
     /// - Complexity: O(log f) for f foreign ranges.
     func reverts(_ id: OpID) -> Bool {
         guard id.peer == peer, id.counter >= start else { return false }
-        var lo = 0, hi = foreign.count
-        while lo < hi { let mid = (lo + hi) / 2; if foreign[mid].upperBound <= id.counter { lo = mid + 1 } else { hi = mid } }
+        let lo = foreign.partitioningIndex { $0.upperBound > id.counter }
         return !(lo < foreign.count && foreign[lo].contains(id.counter))
     }
 
@@ -266,14 +267,12 @@ extension DocStorage {
         for k in byPeer.keys { byPeer[k]!.sort() }
         var out = Set<OpID>()
         for (peer, list) in changes {
-            var lo = 0, hi = list.count
-            while lo < hi { let mid = (lo + hi) / 2; if list[mid].lamport + Lamport(list[mid].length) <= minLamport { lo = mid + 1 } else { hi = mid } }
+            let lo = list.partitioningIndex { $0.lamport + Lamport($0.length) > minLamport }
             let local = peer == scope.peer
             let kept = scope.kept
             func collect(_ d: Deletion) {
                 guard let counters = byPeer[d.peer] else { return }
-                var i = 0, j = counters.count
-                while i < j { let mid = (i + j) / 2; if counters[mid] < d.lo { i = mid + 1 } else { j = mid } }
+                var i = counters.partitioningIndex { $0 >= d.lo }
                 while i < counters.count, counters[i] < d.hi { out.insert(OpID(peer: d.peer, counter: counters[i])); i += 1 }
             }
             for ch in list[lo...] {

@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// A version-scoped view of one text or list container, as Loro's tracker keeps it: every element
 /// the history knows, in document (Fugue) order, each with a status at the tracker's current
 /// version — *future* (not inserted yet at that version) and a *delete count* (how many deletes
@@ -371,8 +373,7 @@ struct TrackedOpIndex {
     /// - Complexity: O(log m + k) for m ops of the peer in the container and k visited.
     func forEach(in container: ContainerID, _ span: IDSpan, _ body: (TrackedOp, OpCounter, OpCounter) -> Void) {
         guard let list = ops[container]?[span.peer] else { return }
-        var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].counter + list[mid].length <= span.start { lo = mid + 1 } else { hi = mid } }
+        var lo = list.partitioningIndex { $0.counter + $0.length > span.start }
         while lo < list.count, list[lo].counter < span.end {
             let op = list[lo]
             body(op, max(op.counter, span.start), min(op.counter + op.length, span.end))
@@ -451,9 +452,7 @@ struct CausalGraph {
             vv.extend(peer: id.peer, to: id.counter + 1)
             guard let list = changes[id.peer] else { continue }
             // The changes of this peer holding counters known ..< id.counter + 1.
-            var lo = 0, hi = list.count
-            while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= id.counter { lo = mid + 1 } else { hi = mid } }
-            var i = min(lo, list.count - 1)
+            var i = min(list.partitioningIndex { $0.end > id.counter }, list.count - 1)
             while i >= 0, list[i].end > known {
                 stack.append(contentsOf: list[i].deps)
                 i -= 1

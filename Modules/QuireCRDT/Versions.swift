@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// Errors of time travel (checkout, fork, diff, version conversions). Each says which version
 /// or ID was at fault; a throwing call changes nothing.
 public enum VersionError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -27,9 +29,7 @@ extension DocStorage {
     /// - Complexity: O(log c).
     func firstChange(of peer: PeerID, endingAfter counter: OpCounter) -> Int {
         guard let list = changes[peer] else { return 0 }
-        var lo = 0, hi = list.count
-        while lo < hi { let mid = (lo + hi) / 2; if list[mid].end <= counter { lo = mid + 1 } else { hi = mid } }
-        return lo
+        return list.partitioningIndex { $0.end > counter }
     }
 
     /// Adds the causal past of `ids` (the IDs included) to `vv`. Every change whose counters

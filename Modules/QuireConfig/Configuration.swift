@@ -73,13 +73,15 @@ public struct Configuration: Sendable {
     public let version: Int
     /// The selected plugins, highest priority first.
     public let plugins: [ConfiguredPlugin]
-    /// What was ignored: unknown option keys, unknown top-level keys.
+    /// What was ignored: unknown option keys, unknown top-level keys, contributions of a kind
+    /// the catalog has no reader for.
     public let warnings: [ConfigWarning]
 
     /// Decodes a configuration from YAML text. The catalog holds every plugin the app can select:
     /// register the app's own plugins in it before calling this.
     public static func load(yaml: String, catalog: PluginCatalog) throws(ConfigError) -> Configuration {
-        try decode(YAMLLoader.load(yaml), catalog: catalog)
+        let document = try YAMLLoader.load(yaml)
+        return try decode(document.value, locations: document.locations, catalog: catalog)
     }
 
     /// Decodes the configuration file at `path`.
@@ -94,61 +96,73 @@ public struct Configuration: Sendable {
         return try load(yaml: text, catalog: catalog)
     }
 
-    /// Decodes a configuration from an already loaded tree.
-    public static func decode(_ document: OptionValue, catalog: PluginCatalog) throws(ConfigError) -> Configuration {
-        guard case .map(let entries) = document.kind else {
-            throw .wrongType(path: "$", expected: "a mapping with `version` and `plugins`", found: document.typeName, location: document.location)
+    /// Decodes a configuration from an already loaded value (YAML, or JSON with the same shape);
+    /// `locations` says where its parts were written, for error messages.
+    public static func decode(_ document: JSONValue, locations: SourceLocations? = nil, catalog: PluginCatalog) throws(ConfigError) -> Configuration {
+        guard case .object(let entries) = document else {
+            throw .wrongType(path: "$", expected: "a mapping with `version` and `plugins`", found: document.configurationTypeName, location: locations?.location)
         }
         var warnings: [ConfigWarning] = []
         for entry in entries where entry.key != "version" && entry.key != "plugins" {
-            warnings.append(ConfigWarning(path: entry.key, message: "unknown key, ignored", location: entry.keyLocation))
+            warnings.append(ConfigWarning(path: entry.key, message: "unknown key, ignored", location: locations?.members[entry.key]?.keyLocation))
         }
-        guard let versionValue = entries.first(where: { $0.key == "version" })?.value else { throw .missingVersion }
-        guard case .int(let version) = versionValue.kind, supportedVersions.contains(version) else {
-            throw .unsupportedVersion(found: versionValue.flowText, supported: supportedVersions, location: versionValue.location)
+        guard let versionValue = entries["version"] else { throw .missingVersion }
+        guard case .number(.integer(let version)) = versionValue, supportedVersions.contains(version) else {
+            throw .unsupportedVersion(found: versionValue.flowText, supported: supportedVersions, location: locations?.members["version"]?.location)
         }
         var plugins: [ConfiguredPlugin] = []
-        if let pluginsValue = entries.first(where: { $0.key == "plugins" })?.value {
-            switch pluginsValue.kind {
+        if let pluginsValue = entries["plugins"] {
+            let pluginLocations = locations?.members["plugins"]
+            switch pluginsValue {
             case .null: break
-            case .list(let items):
+            case .array(let items):
                 for (index, item) in items.enumerated() {
-                    let configured = try configurePlugin(item, path: "plugins[\(index)]", catalog: catalog, warnings: &warnings)
+                    let itemLocations = pluginLocations.flatMap { index < $0.elements.count ? $0.elements[index] : nil }
+                    let configured = try configurePlugin(item, locations: itemLocations, path: "plugins[\(index)]", catalog: catalog, warnings: &warnings)
                     if plugins.contains(where: { $0.name == configured.name }) {
-                        throw .duplicatePlugin(name: configured.name, path: "plugins[\(index)]", location: item.location)
+                        throw .duplicatePlugin(name: configured.name, path: "plugins[\(index)]", location: itemLocations?.location)
                     }
                     plugins.append(configured)
                 }
             default:
                 throw .wrongType(path: "plugins", expected: "a list of plugin names or `name: {options}` mappings",
-                                 found: pluginsValue.typeName, location: pluginsValue.location)
+                                 found: pluginsValue.configurationTypeName, location: pluginLocations?.location)
             }
         }
         return Configuration(version: version, plugins: plugins, warnings: warnings)
     }
 
     private static func configurePlugin(
-        _ item: OptionValue, path: String, catalog: PluginCatalog, warnings: inout [ConfigWarning]
+        _ item: JSONValue, locations: SourceLocations?, path: String, catalog: PluginCatalog, warnings: inout [ConfigWarning]
     ) throws(ConfigError) -> ConfiguredPlugin {
         let name: String
-        let options: OptionValue?
+        let options: JSONValue?
+        let optionLocations: SourceLocations?
         let nameLocation: SourceLocation?
-        switch item.kind {
+        switch item {
         case .string(let bare):
-            (name, options, nameLocation) = (bare, nil, item.location)
-        case .map(let entries) where entries.count == 1:
-            (name, options, nameLocation) = (entries[0].key, entries[0].value, entries[0].keyLocation)
+            (name, options, optionLocations, nameLocation) = (bare, nil, nil, locations?.location)
+        case .object(let entries) where entries.count == 1:
+            let entry = entries.members[0]
+            let member = locations?.members[entry.key]
+            (name, options, optionLocations, nameLocation) = (entry.key, entry.value, member, member?.keyLocation)
         default:
             throw .wrongType(path: path, expected: "a plugin name or a one-key mapping `name: {options}`",
-                             found: item.typeName, location: item.location)
+                             found: item.configurationTypeName, location: locations?.location)
         }
         guard let descriptor = catalog.descriptor(named: name) else {
             throw .unknownPlugin(name: name, path: path, available: catalog.names, location: nameLocation)
         }
         do {
-            var reader = try OptionsReader(options, path: "\(path).\(name)")
+            var reader = try OptionsReader(options, path: "\(path).\(name)", locations: optionLocations)
             let configured = try descriptor.configure(&reader)
             warnings += reader.warnings
+            let unread = Set(configured.contributions.map(\.kind)).subtracting(catalog.readKinds)
+            for kind in unread.sorted() {
+                warnings.append(ConfigWarning(
+                    path: "\(path).\(name)", message: "contributes \(kind), which nothing in this app reads; ignored",
+                    location: nameLocation))
+            }
             return configured
         } catch {
             throw .wrongOptionType(error)

@@ -24,8 +24,8 @@ public struct MarkupImportContext: Hashable, Sendable {
 }
 
 /// How one node type maps to and from markup intents: a node plugin's markup import and export
-/// rule. A plugin contributes mappings as extensions of its `PluginDescriptor`; the markup
-/// importer and exporter look them up by type among a configuration's extensions.
+/// rule. A plugin's descriptor contributes mappings (`PluginContribution.markupMapping(_:)`); the
+/// markup importer and exporter look them up by type among a configuration's contributions.
 ///
 /// Mappings speak in intents, not in markdown syntax, so one mapping serves every markup language
 /// whose parser produces `MarkupDocument`s.
@@ -38,6 +38,28 @@ public protocol MarkupNodeMapping: Sendable {
     func intent(of node: Node) -> MarkupIntent
 }
 
+/// A node type that stands for one intent and has no fields of its own to map (a block quote, a
+/// thematic break): the intent imports as a node with default fields, and every such node exports
+/// as the intent.
+public struct FixedIntentMapping: MarkupNodeMapping {
+    public let nodeType: NodeType
+    /// The intent the node type stands for.
+    public let intent: MarkupIntent
+
+    public init(_ nodeType: NodeType, intent: MarkupIntent) {
+        self.nodeType = nodeType
+        self.intent = intent
+    }
+
+    /// No fields for `intent`, nil for any other.
+    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+        intent == self.intent ? [:] : nil
+    }
+
+    /// Always `intent`.
+    public func intent(of node: Node) -> MarkupIntent { intent }
+}
+
 /// The mappings in force, in priority order: the first mapping that takes an intent (and whose
 /// node type is registered) wins.
 public struct MarkupMappings: Sendable {
@@ -45,9 +67,9 @@ public struct MarkupMappings: Sendable {
     public let mappings: [any MarkupNodeMapping]
     private let byType: [NodeType: any MarkupNodeMapping]
 
-    /// The mappings among `extensions` (what configured plugins contribute), in order.
-    public init(extensions: [any Sendable]) {
-        self.init(extensions.compactMap { $0 as? any MarkupNodeMapping })
+    /// The mappings among `contributions` (what configured plugins contribute), in order.
+    public init(contributions: [PluginContribution]) {
+        self.init(contributions.values(for: .markupMapping))
     }
 
     /// Explicit mappings.
@@ -72,8 +94,8 @@ public struct MarkupMappings: Sendable {
     }
 }
 
-/// A markup language's reader: text to a `MarkupDocument`. Parser plugins contribute one as an
-/// extension; the configuration selects which are available.
+/// A markup language's reader: text to a `MarkupDocument`. Parser plugins contribute one
+/// (`PluginContribution.markupParser(_:)`); the configuration selects which are available.
 public protocol MarkupParser: Sendable {
     /// The format's name ("markdown").
     var formatName: String { get }
@@ -92,17 +114,17 @@ public protocol MarkupSerializer: Sendable {
     func serialize(_ document: MarkupDocument) throws(MarkupError) -> String
 }
 
-/// The markup formats among a configuration's extensions.
+/// The markup formats among a configuration's contributions.
 public struct MarkupFormats: Sendable {
     /// The parsers, in priority order.
     public let parsers: [any MarkupParser]
     /// The serializers, in priority order.
     public let serializers: [any MarkupSerializer]
 
-    /// The parsers and serializers among `extensions`.
-    public init(extensions: [any Sendable]) {
-        parsers = extensions.compactMap { $0 as? any MarkupParser }
-        serializers = extensions.compactMap { $0 as? any MarkupSerializer }
+    /// The parsers and serializers among `contributions`.
+    public init(contributions: [PluginContribution]) {
+        parsers = contributions.values(for: .markupParser)
+        serializers = contributions.values(for: .markupSerializer)
     }
 
     /// The parser for a file extension ("md") or a format name ("markdown").
@@ -118,5 +140,37 @@ public struct MarkupFormats: Sendable {
         let name = parsers.first { $0.fileExtensions.contains(key) }?.formatName ?? key
         for serializer in serializers where serializer.formatName == name { return serializer }
         throw .unknownFormat(nameOrExtension, available: serializers.map(\.formatName))
+    }
+}
+
+extension ContributionKey where Value == any MarkupNodeMapping {
+    /// A node type's markup mapping (`markup.mapping`), read by `MarkupMappings`.
+    public static var markupMapping: ContributionKey<any MarkupNodeMapping> { ContributionKey("markup.mapping") }
+}
+
+extension ContributionKey where Value == any MarkupParser {
+    /// A markup reader (`markup.parser`), read by `MarkupFormats`.
+    public static var markupParser: ContributionKey<any MarkupParser> { ContributionKey("markup.parser") }
+}
+
+extension ContributionKey where Value == any MarkupSerializer {
+    /// A markup writer (`markup.serializer`), read by `MarkupFormats`.
+    public static var markupSerializer: ContributionKey<any MarkupSerializer> { ContributionKey("markup.serializer") }
+}
+
+extension PluginContribution {
+    /// A node type's markup mapping.
+    public static func markupMapping(_ mapping: any MarkupNodeMapping) -> PluginContribution {
+        PluginContribution(.markupMapping, mapping)
+    }
+
+    /// A markup reader.
+    public static func markupParser(_ parser: any MarkupParser) -> PluginContribution {
+        PluginContribution(.markupParser, parser)
+    }
+
+    /// A markup writer.
+    public static func markupSerializer(_ serializer: any MarkupSerializer) -> PluginContribution {
+        PluginContribution(.markupSerializer, serializer)
     }
 }

@@ -11,8 +11,20 @@ public struct ChangeSet: Hashable, Sendable {
     /// Nodes in the document before and after, in the same place, that were written (text,
     /// fields or sibling links changed).
     public var updated: Set<NodeKey> = []
+    /// For updated text nodes, the splices that changed their text, in order: the reconciler
+    /// writes them as they are instead of diffing the old and new text.
+    public var textSplices: [NodeKey: [TextSplice]] = [:]
 
     public init() {}
+
+    /// The change set of a committed transaction: the nodes it wrote, classified against the
+    /// states before and after, with its text splices.
+    ///
+    /// - Complexity: O(d · (depth + s)) as `init(from:to:dirty:)`, plus O(operations).
+    public init(_ transaction: Transaction, from previous: EditorState, to next: EditorState) {
+        self.init(from: previous, to: next, dirty: transaction.writtenNodes)
+        for (key, splices) in transaction.textSplices where updated.contains(key) { textSplices[key] = splices }
+    }
 
     /// Whether nothing changed.
     public var isEmpty: Bool { created.isEmpty && removed.isEmpty && moved.isEmpty && updated.isEmpty }

@@ -44,7 +44,7 @@ extension EditorState {
     /// after it, else the element point itself.
     ///
     /// - Complexity: O(index) to find the children beside the boundary.
-    public func caretPoint(at boundary: Boundary) -> Point {
+    package func caretPoint(at boundary: Boundary) -> Point {
         if boundary.index > 0, let before = child(at: boundary.index - 1, of: boundary.parent), let node = self[before] {
             if node.role == .text { return .text(before, textLength(before)) }
         }
@@ -62,7 +62,7 @@ extension EditorState {
         let utf16 = node.text.utf16
         let index = utf16.index(utf16.startIndex, offsetBy: offset)
         let right = createUnchecked(copying: node, text: String(node.text[index...]))
-        try setText(String(node.text[..<index]), of: key)
+        try spliceText(key, at: offset, deleting: utf16.count - offset, inserting: "")
         try insert(right, after: key)
         return right
     }
@@ -73,7 +73,7 @@ extension EditorState {
             return createUnknownNode(type: node.type, role: node.role, text: text, fields: node.fields)
         }
         let copy = Node(key: allocateKey(), type: node.type, role: node.role, isUnknown: false, text: text, fields: node.fields)
-        storeImported(copy)
+        storeCreated(copy)
         return copy.key
     }
 

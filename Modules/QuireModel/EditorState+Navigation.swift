@@ -1,9 +1,11 @@
-/// A place between two children of an element: before child `index` of `parent`.
-public struct Boundary: Hashable, Sendable {
-    public var parent: NodeKey
-    public var index: Int
+/// A place between two children of an element: before child `index` of `parent`. The model's
+/// editing algorithms work between boundaries; built-in plugins that wrap or split inline runs
+/// (a link) use them too, so they are `package`, not part of the app-facing API.
+package struct Boundary: Hashable, Sendable {
+    package var parent: NodeKey
+    package var index: Int
 
-    public init(parent: NodeKey, index: Int) {
+    package init(parent: NodeKey, index: Int) {
         self.parent = parent
         self.index = index
     }

@@ -105,14 +105,15 @@ extension EditorState {
         var current = self[parent]?.firstChild
         while let key = current, let node = self[key] {
             current = node.nextSibling
-            guard node.isSimpleText else { continue }
+            guard isMergeableText(node) else { continue }
             if node.text.isEmpty, !(selectionTouches(key)) {
                 try remove(key)
                 continue
             }
-            guard let nextKey = node.nextSibling, let next = self[nextKey], next.isSimpleText,
-                  next.textFormat == node.textFormat, next.textStyle == node.textStyle,
-                  node.textDetail & 2 == 0, next.textDetail & 2 == 0 else { continue }
+            // Neighbours that edit text in place and carry the same fields (format, style, a
+            // code token's class …) are one node, unless either is unmergeable.
+            guard let nextKey = node.nextSibling, let next = self[nextKey], isMergeableText(next), next.type == node.type,
+                  next.fields == node.fields, node.textDetail & 2 == 0 else { continue }
             let shift = node.text.utf16.count
             try setText(node.text + next.text, of: key)
             if var selection {
@@ -124,6 +125,38 @@ extension EditorState {
             try remove(nextKey)
             current = key
         }
+    }
+
+    /// Joins neighbouring inline elements of one type with equal fields among `parent`'s
+    /// children (a deletion inside a link leaves its two halves side by side; they show as one
+    /// link, and a collaborative document holds them as one), and removes inline elements left
+    /// without content.
+    ///
+    /// - Complexity: O(children of `parent` + children moved · log₃₂ n).
+    public mutating func joinEqualInlineElements(in parent: NodeKey) throws(ModelError) {
+        var current = self[parent]?.firstChild
+        while let key = current, let node = self[key] {
+            current = node.nextSibling
+            // An inline element left without content (a link whose text was deleted) goes, as
+            // Lexical removes an element that cannot be empty.
+            if node.role == .element(inline: true), !node.isUnknown, node.childCount == 0 {
+                try remove(key)
+                continue
+            }
+            guard node.role == .element(inline: true), !node.isUnknown, let nextKey = node.nextSibling, let next = self[nextKey],
+                  next.role == node.role, next.type == node.type, !next.isUnknown, next.fields == node.fields else { continue }
+            try moveChildren(of: nextKey, from: 0, to: key, at: node.childCount)
+            try remove(nextKey)
+            try normalizeTextChildren(of: key)
+            current = key
+        }
+    }
+
+    /// A text-role node in normal mode whose plugin edits its text in place (`text`,
+    /// `code-highlight`): what normalization merges and empties away.
+    func isMergeableText(_ node: Node) -> Bool {
+        guard node.role == .text, node.textMode == .normal, !node.isUnknown else { return false }
+        return plugin(of: node)?.editsTextInPlace ?? false
     }
 
     private func selectionTouches(_ key: NodeKey) -> Bool {

@@ -42,7 +42,7 @@ extension EditorState {
     /// container), so that an element point in it sits between blocks.
     ///
     /// - Complexity: O(1).
-    public func isBlockContainer(_ node: Node) -> Bool {
+    package func isBlockContainer(_ node: Node) -> Bool {
         node.role == .root || (node.role == .element(inline: false) && !isTextBlock(node))
     }
 
@@ -159,7 +159,7 @@ extension EditorState {
     /// container is left empty.
     ///
     /// - Complexity: O(index + depth).
-    public mutating func caretWhereBlockWas(parent: NodeKey, index: Int) throws(ModelError) -> Point {
+    package mutating func caretWhereBlockWas(parent: NodeKey, index: Int) throws(ModelError) -> Point {
         if let next = child(at: index, of: parent) {
             return firstTextBlock(in: next, crossingBoundaries: true).map { startPoint(of: $0) } ?? .element(parent, index)
         }
@@ -220,7 +220,7 @@ extension EditorState {
     /// act on exactly the selected inline nodes (wrapping them in a link, for instance).
     ///
     /// - Complexity: O(depth + siblings + text length at the two points).
-    public mutating func splitBoundaries(_ start: Point, _ end: Point, lift: Bool) throws(ModelError) -> (Boundary, Boundary) {
+    package mutating func splitBoundaries(_ start: Point, _ end: Point, lift: Bool) throws(ModelError) -> (Boundary, Boundary) {
         var endBoundary = try boundary(at: end)
         if lift { endBoundary = try liftBoundary(endBoundary) }
         let nodeAfterEnd = child(at: endBoundary.index, of: endBoundary.parent)

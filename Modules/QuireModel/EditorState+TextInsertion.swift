@@ -208,18 +208,4 @@ extension EditorState {
             try append(key, to: boundary.parent)
         }
     }
-
-    /// Replaces `deleting` UTF-16 units at `offset` of a text node with `inserting`.
-    public mutating func spliceText(_ key: NodeKey, at offset: Int, deleting count: Int, inserting text: String) throws(ModelError) {
-        let node = try node(key)
-        let utf16 = node.text.utf16
-        guard offset >= 0, count >= 0, offset + count <= utf16.count else {
-            throw .invalidPoint(.text(key, offset), reason: "splice of \(count) units outside the text")
-        }
-        let start = utf16.index(utf16.startIndex, offsetBy: offset)
-        let end = utf16.index(start, offsetBy: count)
-        var updated = node.text
-        updated.replaceSubrange(start..<end, with: text)
-        try setText(updated, of: key)
-    }
 }

@@ -13,6 +13,8 @@ public struct EditorState: Sendable {
     private var nextKeyValue: Int
     /// The selection, if the document has one.
     public var selection: RangeSelection?
+    /// The operations written since `beginRecordingOperations()`; nil when not recording.
+    private var recording: [EditOperation]?
 
     /// An empty document: a root with no children.
     public init(registry: NodeRegistry = NodeRegistry()) {
@@ -25,6 +27,7 @@ public struct EditorState: Sendable {
         nodes = TrackedNodes(storage: [.root: root])
         nextKeyValue = 1
         selection = nil
+        recording = nil
     }
 
     /// A document holding `paragraphs`, one paragraph of plain text each (an empty string makes an
@@ -62,6 +65,32 @@ public struct EditorState: Sendable {
     /// - Complexity: O(1).
     public mutating func clearDirtyNodes() { nodes.dirty = [] }
 
+    // MARK: Recording operations
+
+    /// Whether writes are being recorded as `EditOperation`s.
+    public var isRecordingOperations: Bool { recording != nil }
+
+    /// Starts recording every write as an `EditOperation` (an editor does this on the pending state
+    /// of each update). Bulk builders that do not need a transaction leave it off.
+    ///
+    /// - Complexity: O(1).
+    public mutating func beginRecordingOperations() { recording = [] }
+
+    /// The operations recorded so far, in order; recording goes on.
+    public var recordedOperations: [EditOperation] { recording ?? [] }
+
+    /// Stops recording and returns the operations recorded since `beginRecordingOperations()`.
+    ///
+    /// - Complexity: O(1).
+    public mutating func endRecordingOperations() -> [EditOperation] {
+        defer { recording = nil }
+        return recording ?? []
+    }
+
+    private mutating func record(_ operation: EditOperation) {
+        if recording != nil { recording!.append(operation) }
+    }
+
     // MARK: Reading
 
     /// The node with `key`, or nil when there is none.
@@ -76,6 +105,14 @@ public struct EditorState: Sendable {
     ///
     /// - Complexity: O(1).
     public var nodeCount: Int { nodes.count }
+
+    /// Whether both states hold exactly the same nodes (keys, links, text and fields), whatever
+    /// their selections.
+    ///
+    /// - Complexity: O(n) in the worst case; subtrees the two states share are skipped.
+    public func hasSameNodes(as other: EditorState) -> Bool {
+        nodes.storage == other.nodes.storage
+    }
 
     /// The node with `key`, or a `ModelError.nodeNotFound`.
     public func node(_ key: NodeKey) throws(ModelError) -> Node {
@@ -142,7 +179,7 @@ public struct EditorState: Sendable {
         }
         let node = Node(key: allocateKey(), type: type, role: plugin.role, isUnknown: false, text: text, fields: allFields)
         do { try plugin.validate(node) } catch { throw .invalidNode(type: type, reason: error) }
-        nodes[node.key] = node
+        storeCreated(node)
         return node.key
     }
 
@@ -153,8 +190,14 @@ public struct EditorState: Sendable {
     @discardableResult
     public mutating func createUnknownNode(type: NodeType, role: NodeRole, text: String = "", fields: JSONObject) -> NodeKey {
         let node = Node(key: allocateKey(), type: type, role: role, isUnknown: true, text: text, fields: fields)
-        nodes[node.key] = node
+        storeCreated(node)
         return node.key
+    }
+
+    /// Stores a new detached node (its key from `allocateKey`) and records its creation.
+    mutating func storeCreated(_ node: Node) {
+        nodes[node.key] = node
+        record(.createNode(node))
     }
 
     mutating func allocateKey() -> NodeKey {
@@ -162,7 +205,14 @@ public struct EditorState: Sendable {
         return NodeKey(nextKeyValue)
     }
 
+    /// Makes sure `allocateKey` never hands out `key` or a smaller one (after a node with that key
+    /// arrived from elsewhere).
+    mutating func reserveKeys(through key: NodeKey) {
+        nextKeyValue = Swift.max(nextKeyValue, key.rawValue + 1)
+    }
+
     /// Stores a fully linked node built by the importer, which reserved its key with `allocateKey`.
+    /// A bulk build of a new state: not recorded as operations.
     mutating func storeImported(_ node: Node) {
         nodes[node.key] = node
     }
@@ -203,6 +253,10 @@ public struct EditorState: Sendable {
         try link(child, parent: try node(parent), after: sibling, before: siblingNode.nextSibling)
     }
 
+    mutating func insertLinking(_ key: NodeKey, parent: Node, after previous: NodeKey?, before next: NodeKey?) throws(ModelError) {
+        try link(key, parent: parent, after: previous, before: next)
+    }
+
     private mutating func link(_ key: NodeKey, parent: Node, after previous: NodeKey?, before next: NodeKey?) throws(ModelError) {
         var child = try node(key)
         guard key != .root else { throw .cannotMoveRoot }
@@ -224,6 +278,7 @@ public struct EditorState: Sendable {
         if next == nil { updatedParent.lastChild = key }
         updatedParent.childCount += 1
         nodes[parent.key] = updatedParent
+        record(.insertNode(key, parent: parent.key, after: previous))
     }
 
     /// Unlinks `key` from its parent and siblings; the node and its subtree stay in the state,
@@ -240,10 +295,12 @@ public struct EditorState: Sendable {
         if parentNode.lastChild == key { parentNode.lastChild = child.previousSibling }
         parentNode.childCount -= 1
         nodes[parent] = parentNode
+        let previous = child.previousSibling
         child.parent = nil
         child.previousSibling = nil
         child.nextSibling = nil
         nodes[key] = child
+        record(.detachNode(key, parent: parent, after: previous))
     }
 
     /// Removes `key` and its whole subtree from the state.
@@ -255,19 +312,60 @@ public struct EditorState: Sendable {
         if target.parent != nil { try detach(key) }
         var pending = [key]
         while let current = pending.popLast() {
-            var child = nodes[current]?.firstChild
+            guard let removed = nodes[current] else { continue }
+            var child = removed.firstChild
             while let childKey = child {
                 pending.append(childKey)
                 child = nodes[childKey]?.nextSibling
             }
             nodes[current] = nil
+            record(.destroyNode(removed))
         }
+    }
+
+    /// Drops one node from the state without touching its relatives (replaying a recorded
+    /// `destroyNode`, whose relatives are detached or destroyed by their own operations).
+    mutating func destroy(_ key: NodeKey) throws(ModelError) {
+        guard key != .root else { throw .cannotRemoveRoot }
+        let removed = try node(key)
+        nodes[key] = nil
+        record(.destroyNode(removed))
     }
 
     /// Replaces a text node's text.
     ///
     /// - Complexity: O(log₃₂ n + t) for the text length t.
+    /// Recorded as one splice: the changed middle between the common prefix and suffix.
+    ///
+    /// - Complexity: O(log₃₂ n + t) for the text length t.
     public mutating func setText(_ text: String, of key: NodeKey) throws(ModelError) {
+        let old = try node(key).text
+        try writeText(text, of: key, splice: TextSplice.between(old, text))
+    }
+
+    /// Replaces `count` UTF-16 units of a text node's text at `offset` with `text`.
+    ///
+    /// - Throws: `ModelError.notATextNode`, `.invalidPoint` when the range is outside the text or
+    ///   splits a surrogate pair, `.invalidNode` when the plugin refuses the new text.
+    /// - Complexity: O(log₃₂ n + t) for the text length t.
+    public mutating func spliceText(_ key: NodeKey, at offset: Int, deleting count: Int, inserting text: String) throws(ModelError) {
+        let node = try node(key)
+        let utf16 = node.text.utf16
+        guard offset >= 0, count >= 0, offset <= utf16.count, count <= utf16.count - offset else {
+            throw .invalidPoint(.text(key, offset), reason: "splice of \(count) units outside the text")
+        }
+        let start = utf16.index(utf16.startIndex, offsetBy: offset)
+        let end = utf16.index(start, offsetBy: count)
+        guard start.samePosition(in: node.text.unicodeScalars) != nil, end.samePosition(in: node.text.unicodeScalars) != nil else {
+            throw .invalidPoint(.text(key, offset), reason: "splice of \(count) units splits a surrogate pair")
+        }
+        let deleted = String(node.text[start..<end])
+        var updated = node.text
+        updated.replaceSubrange(start..<end, with: text)
+        try writeText(updated, of: key, splice: (offset, deleted, text))
+    }
+
+    private mutating func writeText(_ text: String, of key: NodeKey, splice: (offset: Int, deleted: String, inserted: String)) throws(ModelError) {
         var target = try node(key)
         guard target.role == .text else { throw .notATextNode(key) }
         target.text = text
@@ -275,6 +373,7 @@ public struct EditorState: Sendable {
             do { try plugin.validate(target) } catch { throw .invalidNode(type: target.type, reason: error) }
         }
         nodes[key] = target
+        record(.spliceText(key, offset: splice.offset, deleted: splice.deleted, inserted: splice.inserted))
     }
 
     /// Sets (or, with nil, removes) a JSON field of a node, checked against its plugin's field type.
@@ -287,8 +386,10 @@ public struct EditorState: Sendable {
         if let value, let spec, !spec.type.accepts(value) {
             throw .fieldTypeMismatch(type: target.type, field: name, expected: spec.type, found: value)
         }
+        let old = target.fields[name]
         target.fields[name] = value
         nodes[key] = target
+        record(.setField(key, name: name, old: old, new: value))
     }
 
     /// Sets a text node's format bitmask.
@@ -319,6 +420,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case noSelection
     /// A point names a missing node, the wrong kind of node, or an offset out of range.
     case invalidPoint(Point, reason: String)
+    /// A replayed operation does not match the state (it was recorded on another one).
+    case operationMismatch(EditOperation, reason: String)
 
     public var description: String {
         switch self {
@@ -341,6 +444,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             "invalid \"\(type)\" node" + (reason.field.map { " (field \"\($0)\")" } ?? "") + ": \(reason.message)"
         case .noSelection: "the operation needs a selection and there is none"
         case .invalidPoint(let point, let reason): "invalid point \(point): \(reason)"
+        case .operationMismatch(let operation, let reason):
+            "cannot apply \(operation.kindName) on node \(operation.key.map(String.init(describing:)) ?? "-"): \(reason)"
         }
     }
 }

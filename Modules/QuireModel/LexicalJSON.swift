@@ -2,8 +2,8 @@
 /// `$.root.children[0].children[2].format`.
 public struct LexicalJSONError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {
-        /// The bytes are not JSON (with line, column and byte offset).
-        case syntax(JSONSyntaxError)
+        /// The bytes are not JSON, or repeat a key (with line, column, byte offset and JSON path).
+        case syntax(JSONError)
         /// A required member is absent.
         case missingField(String)
         /// A member has the wrong JSON type or value.
@@ -45,20 +45,23 @@ public struct LexicalJSONError: Error, Hashable, Sendable, CustomStringConvertib
 /// plugin; extra members are kept verbatim), so export gives back JSON equal to the input as a
 /// value. Node types without a plugin import as unknown nodes with their JSON and children intact.
 public enum LexicalJSON {
-    /// Imports a document from UTF-8 JSON bytes.
+    /// Imports a document from UTF-8 JSON bytes, read with QuireJSON's input policy; `json`
+    /// changes its nesting limit or duplicate-key rule.
     ///
     /// - Complexity: O(n) in the input size.
     public static func importState<Bytes: Collection<UInt8>>(
-        from bytes: Bytes, registry: NodeRegistry = NodeRegistry()
+        from bytes: Bytes, registry: NodeRegistry = NodeRegistry(), json: JSONReader.Options = JSONReader.Options()
     ) throws(LexicalJSONError) -> EditorState {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw LexicalJSONError(.syntax(error), at: "$") }
+        do { value = try JSONParser.parse(bytes, options: json) } catch { throw LexicalJSONError(.syntax(error), at: error.path) }
         return try importState(from: value, registry: registry)
     }
 
     /// Imports a document from a JSON string.
-    public static func importState(from text: String, registry: NodeRegistry = NodeRegistry()) throws(LexicalJSONError) -> EditorState {
-        try importState(from: Array(text.utf8), registry: registry)
+    public static func importState(
+        from text: String, registry: NodeRegistry = NodeRegistry(), json: JSONReader.Options = JSONReader.Options()
+    ) throws(LexicalJSONError) -> EditorState {
+        try importState(from: Array(text.utf8), registry: registry, json: json)
     }
 
     /// Imports a document from a parsed JSON value.

@@ -11,65 +11,73 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "line \(line), column \(column)" }
 }
 
-/// A configuration value as a plugin's options see it: the typed tree a YAML (or any other)
-/// configuration source is loaded into, with where each value came from.
-public struct OptionValue: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
-        case null
-        case bool(Bool)
-        case int(Int)
-        case double(Double)
-        case string(String)
-        case list([OptionValue])
-        case map([OptionEntry])
-    }
+/// Where each value of a loaded configuration was written: a tree shaped like the value (members
+/// by key, elements by index), kept beside the ``JSONValue`` it describes so that plugin options
+/// are plain JSON values and errors can still name a line and column.
+public struct SourceLocations: Hashable, Sendable {
+    /// Where the value starts.
+    public var location: SourceLocation?
+    /// Where the key of the member holding the value was written (members of a mapping only).
+    public var keyLocation: SourceLocation?
+    /// The locations of a mapping's members, by key.
+    public var members: [String: SourceLocations]
+    /// The locations of a list's elements, by index.
+    public var elements: [SourceLocations]
 
-    public let kind: Kind
-    /// Where the value starts in its source, when it came from one.
-    public let location: SourceLocation?
-
-    public init(_ kind: Kind, at location: SourceLocation? = nil) {
-        self.kind = kind
+    public init(location: SourceLocation? = nil, keyLocation: SourceLocation? = nil,
+                members: [String: SourceLocations] = [:], elements: [SourceLocations] = []) {
         self.location = location
+        self.keyLocation = keyLocation
+        self.members = members
+        self.elements = elements
     }
 
-    /// The value's type as error messages name it.
-    public var typeName: String {
-        switch kind {
+    /// The locations of the value at `path` below this one, when they were recorded.
+    ///
+    /// - Complexity: O(length of the path).
+    public subscript(path: JSONPath) -> SourceLocations? {
+        var node = self
+        for component in path.components {
+            switch component {
+            case .key(let key):
+                guard let member = node.members[key] else { return nil }
+                node = member
+            case .index(let index):
+                guard node.elements.indices.contains(index) else { return nil }
+                node = node.elements[index]
+            }
+        }
+        return node
+    }
+}
+
+extension JSONValue {
+    /// The value's type as configuration messages name it: YAML's words (`list`, `mapping`), and
+    /// `integer` or `number` by how the number was written.
+    public var configurationTypeName: String {
+        switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .int: "integer"
-        case .double: "number"
+        case .number(.integer): "integer"
+        case .number(.double): "number"
         case .string: "string"
-        case .list: "list"
-        case .map: "mapping"
+        case .array: "list"
+        case .object: "mapping"
         }
     }
 
     /// The value written as YAML flow text, for listings such as `quire plugins`.
     public var flowText: String {
-        switch kind {
+        switch self {
         case .null: "null"
         case .bool(let flag): flag ? "true" : "false"
-        case .int(let value): String(value)
-        case .double(let value): String(value)
+        case .number(.integer(let value)): String(value)
+        case .number(.double(let value)):
+            value.isNaN ? ".nan" : value.isInfinite ? (value < 0 ? "-.inf" : ".inf") : String(value)
         case .string(let value): value.isEmpty || value.contains(where: { ":#{}[],\"'".contains($0) }) ? "\"\(value)\"" : value
-        case .list(let items): "[" + items.map(\.flowText).joined(separator: ", ") + "]"
-        case .map(let entries): "{" + entries.map { "\($0.key): \($0.value.flowText)" }.joined(separator: ", ") + "}"
+        case .array(let items): "[" + items.map(\.flowText).joined(separator: ", ") + "]"
+        case .object(let members): "{" + members.map { "\($0.key): \($0.value.flowText)" }.joined(separator: ", ") + "}"
         }
-    }
-}
-
-/// One key of a mapping, with where the key was written.
-public struct OptionEntry: Hashable, Sendable {
-    public let key: String
-    public let keyLocation: SourceLocation?
-    public let value: OptionValue
-
-    public init(key: String, keyLocation: SourceLocation? = nil, value: OptionValue) {
-        self.key = key
-        self.keyLocation = keyLocation
-        self.value = value
     }
 }
 
@@ -113,110 +121,120 @@ public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
 public struct OptionsReader: Sendable {
     /// The path of the mapping being read, such as `plugins[2].heading`.
     public let path: String
-    private let entries: [OptionEntry]
+    private let entries: JSONObject
+    private let locations: SourceLocations?
     private var consumed: Set<String> = []
     private var nestedWarnings: [ConfigWarning] = []
     /// The options in force after reading, defaults included, in the order they were read.
-    public private(set) var settings: [OptionEntry] = []
+    public private(set) var settings = JSONObject()
 
-    /// A reader over `value`, which must be a mapping or null (no options).
-    public init(_ value: OptionValue?, path: String) throws(OptionError) {
+    /// A reader over `value`, which must be a mapping or null (no options); `locations` says where
+    /// its values were written, for error messages.
+    public init(_ value: JSONValue?, path: String, locations: SourceLocations? = nil) throws(OptionError) {
         self.path = path
-        switch value?.kind {
-        case nil, .null?: entries = []
-        case .map(let entries)?: self.entries = entries
+        self.locations = locations
+        switch value {
+        case nil, .null?: entries = JSONObject()
+        case .object(let entries)?: self.entries = entries
         case let other?:
-            throw OptionError(path: path, expected: "a mapping of options", found: OptionValue(other).typeName, location: value?.location)
+            throw OptionError(path: path, expected: "a mapping of options", found: other.configurationTypeName, location: locations?.location)
         }
     }
 
     /// Keys that were present but never read, as warnings.
     public var warnings: [ConfigWarning] {
         nestedWarnings + entries.filter { !consumed.contains($0.key) }.map {
-            ConfigWarning(path: "\(path).\($0.key)", message: "unknown option, ignored", location: $0.keyLocation ?? $0.value.location)
+            ConfigWarning(path: "\(path).\($0.key)", message: "unknown option, ignored",
+                          location: locations?.members[$0.key].flatMap { $0.keyLocation ?? $0.location })
         }
     }
 
     /// The raw value of `key`, marking it read.
-    public mutating func value(_ key: String) -> OptionValue? {
+    public mutating func value(_ key: String) -> JSONValue? {
         consumed.insert(key)
-        return entries.first { $0.key == key }?.value
+        return entries[key]
     }
 
-    private mutating func record<T>(_ key: String, _ value: T, as kind: (T) -> OptionValue.Kind, location: SourceLocation?) -> T {
-        settings.append(OptionEntry(key: key, value: OptionValue(kind(value), at: location)))
+    /// Where the value of `key` was written, when the source said.
+    public func location(of key: String) -> SourceLocation? {
+        locations?.members[key]?.location
+    }
+
+    private mutating func record<T>(_ key: String, _ value: T, as json: (T) -> JSONValue) -> T {
+        settings[key] = json(value)
         return value
     }
 
-    private func mismatch(_ key: String, expected: String, _ value: OptionValue) -> OptionError {
-        OptionError(path: "\(path).\(key)", expected: expected, found: value.typeName + Self.quoted(value), location: value.location)
+    private func mismatch(_ key: String, expected: String, _ value: JSONValue, at location: SourceLocation?) -> OptionError {
+        OptionError(path: "\(path).\(key)", expected: expected, found: value.configurationTypeName + Self.quoted(value), location: location)
     }
 
-    private static func quoted(_ value: OptionValue) -> String {
-        switch value.kind {
-        case .string, .int, .double, .bool: " \(value.flowText)"
+    private static func quoted(_ value: JSONValue) -> String {
+        switch value {
+        case .string, .number, .bool: " \(value.flowText)"
         default: ""
         }
     }
 
     /// An integer option, optionally limited to `range`.
     public mutating func int(_ key: String, default defaultValue: Int, in range: ClosedRange<Int>? = nil) throws(OptionError) -> Int {
-        guard let value = value(key), value.kind != .null else { return record(key, defaultValue, as: OptionValue.Kind.int, location: nil) }
+        guard let value = value(key), value != .null else { return record(key, defaultValue) { .number(.integer($0)) } }
         let expected = range.map { "an integer in \($0.lowerBound)...\($0.upperBound)" } ?? "an integer"
-        guard case .int(let integer) = value.kind else { throw mismatch(key, expected: expected, value) }
-        if let range, !range.contains(integer) { throw mismatch(key, expected: expected, value) }
-        return record(key, integer, as: OptionValue.Kind.int, location: value.location)
+        guard case .number(.integer(let integer)) = value else { throw mismatch(key, expected: expected, value, at: location(of: key)) }
+        if let range, !range.contains(integer) { throw mismatch(key, expected: expected, value, at: location(of: key)) }
+        return record(key, integer) { .number(.integer($0)) }
     }
 
     /// A boolean option.
     public mutating func bool(_ key: String, default defaultValue: Bool) throws(OptionError) -> Bool {
-        guard let value = value(key), value.kind != .null else { return record(key, defaultValue, as: OptionValue.Kind.bool, location: nil) }
-        guard case .bool(let flag) = value.kind else { throw mismatch(key, expected: "a boolean", value) }
-        return record(key, flag, as: OptionValue.Kind.bool, location: value.location)
+        guard let value = value(key), value != .null else { return record(key, defaultValue, as: JSONValue.bool) }
+        guard case .bool(let flag) = value else { throw mismatch(key, expected: "a boolean", value, at: location(of: key)) }
+        return record(key, flag, as: JSONValue.bool)
     }
 
     /// A number option; integers are accepted.
     public mutating func double(_ key: String, default defaultValue: Double) throws(OptionError) -> Double {
-        guard let value = value(key), value.kind != .null else { return record(key, defaultValue, as: OptionValue.Kind.double, location: nil) }
-        switch value.kind {
-        case .double(let number): return record(key, number, as: OptionValue.Kind.double, location: value.location)
-        case .int(let integer): return record(key, Double(integer), as: OptionValue.Kind.double, location: value.location)
-        default: throw mismatch(key, expected: "a number", value)
-        }
+        guard let value = value(key), value != .null else { return record(key, defaultValue) { .number(.double($0)) } }
+        guard case .number(let number) = value else { throw mismatch(key, expected: "a number", value, at: location(of: key)) }
+        return record(key, number.doubleValue) { .number(.double($0)) }
     }
 
     /// A string option, optionally one of `allowed`.
     public mutating func string(_ key: String, default defaultValue: String, allowed: [String]? = nil) throws(OptionError) -> String {
-        guard let value = value(key), value.kind != .null else { return record(key, defaultValue, as: OptionValue.Kind.string, location: nil) }
+        guard let value = value(key), value != .null else { return record(key, defaultValue, as: JSONValue.string) }
         let expected = allowed.map { "one of " + $0.joined(separator: ", ") } ?? "a string"
-        guard case .string(let string) = value.kind else { throw mismatch(key, expected: expected, value) }
-        if let allowed, !allowed.contains(string) { throw mismatch(key, expected: expected, value) }
-        return record(key, string, as: OptionValue.Kind.string, location: value.location)
+        guard case .string(let string) = value else { throw mismatch(key, expected: expected, value, at: location(of: key)) }
+        if let allowed, !allowed.contains(string) { throw mismatch(key, expected: expected, value, at: location(of: key)) }
+        return record(key, string, as: JSONValue.string)
     }
 
     /// A list-of-strings option.
     public mutating func strings(_ key: String, default defaultValue: [String]) throws(OptionError) -> [String] {
-        guard let value = value(key), value.kind != .null else {
-            return record(key, defaultValue, as: { .list($0.map { OptionValue(.string($0)) }) }, location: nil)
-        }
-        guard case .list(let items) = value.kind else { throw mismatch(key, expected: "a list of strings", value) }
+        guard let value = value(key), value != .null else { return record(key, defaultValue) { .array($0.map(JSONValue.string)) } }
+        guard case .array(let items) = value else { throw mismatch(key, expected: "a list of strings", value, at: location(of: key)) }
         var strings: [String] = []
         for (index, item) in items.enumerated() {
-            guard case .string(let string) = item.kind else { throw mismatch("\(key)[\(index)]", expected: "a string", item) }
+            guard case .string(let string) = item else {
+                throw mismatch("\(key)[\(index)]", expected: "a string", item, at: locations?.members[key]?.elements[safe: index]?.location)
+            }
             strings.append(string)
         }
-        return record(key, strings, as: { .list($0.map { OptionValue(.string($0)) }) }, location: value.location)
+        return record(key, strings) { .array($0.map(JSONValue.string)) }
     }
 
     /// Reads a nested mapping of options with `body`; its unknown keys join this reader's warnings.
     public mutating func section<T>(_ key: String, _ body: (inout OptionsReader) throws(OptionError) -> T) throws(OptionError) -> T {
         let raw = value(key)
-        var nested = try OptionsReader(raw, path: "\(path).\(key)")
+        var nested = try OptionsReader(raw, path: "\(path).\(key)", locations: locations?.members[key])
         let result = try body(&nested)
         nestedWarnings += nested.warnings
-        settings.append(OptionEntry(key: key, value: OptionValue(.map(nested.settings), at: raw?.location)))
+        settings[key] = .object(nested.settings)
         return result
     }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
 /// A plugin's options, decoded by the plugin's own type from its configuration mapping.
@@ -235,19 +253,19 @@ public struct NoOptions: PluginOptions {
 public struct ConfiguredPlugin: Sendable {
     /// The name the configuration selects it by.
     public let name: String
-    /// Every option with the value in force, defaults included.
-    public let settings: [OptionEntry]
+    /// Every option with the value in force, defaults included, in the order they were read.
+    public let settings: JSONObject
     /// The node types it registers, in order.
     public let nodePlugins: [any NodePlugin]
-    /// Other hooks it contributes (markup parsers, themes, commands); each module looks for the
-    /// ones of its own types.
-    public let extensions: [any Sendable]
+    /// Everything else it contributes (commands, theme entries, markup mappings and formats),
+    /// each tagged with the kind of reader it is for.
+    public let contributions: [PluginContribution]
 
-    public init(name: String, settings: [OptionEntry], nodePlugins: [any NodePlugin], extensions: [any Sendable] = []) {
+    public init(name: String, settings: JSONObject, nodePlugins: [any NodePlugin], contributions: [PluginContribution] = []) {
         self.name = name
         self.settings = settings
         self.nodePlugins = nodePlugins
-        self.extensions = extensions
+        self.contributions = contributions
     }
 }
 
@@ -263,14 +281,14 @@ public struct PluginDescriptor: Sendable {
     /// A plugin whose options are decoded by `Options` and which then contributes `contribute(options)`.
     public init<Options: PluginOptions>(
         name: String, summary: String, options: Options.Type,
-        contribute: @escaping @Sendable (Options) -> (nodes: [any NodePlugin], extensions: [any Sendable])
+        contribute: @escaping @Sendable (Options) -> (nodes: [any NodePlugin], contributions: [PluginContribution])
     ) {
         self.name = name
         self.summary = summary
         self.build = { (reader: inout OptionsReader) throws(OptionError) -> ConfiguredPlugin in
             let options = try Options(from: &reader)
             let contribution = contribute(options)
-            return ConfiguredPlugin(name: name, settings: reader.settings, nodePlugins: contribution.nodes, extensions: contribution.extensions)
+            return ConfiguredPlugin(name: name, settings: reader.settings, nodePlugins: contribution.nodes, contributions: contribution.contributions)
         }
     }
 
@@ -286,17 +304,27 @@ public struct PluginDescriptor: Sendable {
 }
 
 /// The plugins an app can select by name: the built-ins it links plus its own, registered in code
-/// before a configuration is applied.
+/// before a configuration is applied; and the contribution kinds the app has readers for, so
+/// that a configuration can report what a selected plugin contributes in vain.
 public struct PluginCatalog: Sendable {
     private var descriptors: [String: PluginDescriptor] = [:]
     /// Names in registration order.
     public private(set) var names: [String] = []
+    /// The contribution kinds something in the app reads (a configuration warns about the others).
+    public private(set) var readKinds: Set<ContributionKind>
 
-    public init(_ descriptors: [PluginDescriptor] = []) {
+    public init(_ descriptors: [PluginDescriptor] = [], reading readKinds: Set<ContributionKind> = []) {
+        self.readKinds = readKinds
         for descriptor in descriptors where self.descriptors[descriptor.name] == nil {
             self.descriptors[descriptor.name] = descriptor
             names.append(descriptor.name)
         }
+    }
+
+    /// Declares that the app reads contributions of `kind` (an app's own kind, next to the
+    /// engine's that the built-in catalog declares).
+    public mutating func addReader(for kind: ContributionKind) {
+        readKinds.insert(kind)
     }
 
     /// Adds a plugin; a later registration under the same name replaces the earlier one, so an app

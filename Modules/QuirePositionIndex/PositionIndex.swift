@@ -4,8 +4,9 @@
 /// Every node contributes three parts in document order — its preamble, its own content (a text
 /// node's text, "\n" for a line break, U+FFFC for a decorator, nothing for an element), then its
 /// children's parts, then its postamble. The index keeps those parts as entries of an implicit
-/// treap (a randomized balanced tree ordered by position, no stored keys) whose nodes carry the
-/// summed UTF-16 length of their subtree. No absolute location is stored anywhere, so a keystroke
+/// treap (a randomized balanced tree ordered by position, no stored keys: QuireAlgorithms'
+/// `SummedTreap`, the text storage's tree too) whose nodes carry the summed UTF-16 length of
+/// their subtree. No absolute location is stored anywhere, so a keystroke
 /// updates O(log n) sums instead of shifting O(n) locations, and location ↔ entry lookups walk
 /// one root-to-leaf path.
 ///
@@ -96,7 +97,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(n) for n nodes.
     public init(document: Subtree) throws(PositionIndexError) {
         self.init()
-        storage.insert(try flatten(document), atRank: 0)
+        storage.insert(try flatten(document), after: nil)
     }
 
     // MARK: Queries
@@ -122,9 +123,9 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     public func lengths(of key: Key) throws(PositionIndexError) -> Lengths {
         let handles = try storage.handlesOf(key)
         return Lengths(
-            preamble: storage.nodes[Int(handles.preamble)].length,
-            content: storage.nodes[Int(handles.content)].length,
-            postamble: storage.nodes[Int(handles.postamble)].length
+            preamble: storage.length(at: handles.preamble),
+            content: storage.length(at: handles.content),
+            postamble: storage.length(at: handles.postamble)
         )
     }
 
@@ -143,7 +144,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     public func range(of key: Key) throws(PositionIndexError) -> Range<Int> {
         let handles = try storage.handlesOf(key)
         let start = storage.location(of: handles.preamble)
-        let end = storage.location(of: handles.postamble) + storage.nodes[Int(handles.postamble)].length
+        let end = storage.location(of: handles.postamble) + storage.length(at: handles.postamble)
         return start..<end
     }
 
@@ -153,7 +154,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(log n).
     public func childrenRange(of key: Key) throws(PositionIndexError) -> Range<Int> {
         let handles = try storage.handlesOf(key)
-        let start = storage.location(of: handles.content) + storage.nodes[Int(handles.content)].length
+        let start = storage.location(of: handles.content) + storage.length(at: handles.content)
         return start..<storage.location(of: handles.postamble)
     }
 
@@ -170,7 +171,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         var result: [Entry] = []
         var cursor = storage.firstEntry(endingAtOrAfter: location)
         while let (index, start) = cursor, start <= location {
-            let node = storage.nodes[Int(index)]
+            let node = storage.entry(at: index)
             result.append(Entry(key: node.key, part: node.part, location: start, length: node.length))
             cursor = storage.successor(of: index).map { ($0, start + node.length) }
         }
@@ -189,7 +190,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         var result: [Entry] = []
         var cursor = storage.firstEntry(endingAtOrAfter: range.lowerBound + 1)
         while let (index, start) = cursor, start < range.upperBound {
-            let node = storage.nodes[Int(index)]
+            let node = storage.entry(at: index)
             if node.length > 0 {
                 result.append(Entry(key: node.key, part: node.part, location: start, length: node.length))
             }
@@ -203,7 +204,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(n).
     public var allEntries: [Entry] {
         var result: [Entry] = []
-        result.reserveCapacity(storage.nodes.count)
+        result.reserveCapacity(storage.treap.liveCount)
         var location = 0
         storage.inOrder { node in
             result.append(Entry(key: node.key, part: node.part, location: location, length: node.length))
@@ -238,20 +239,20 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(s + log n) for s nodes in all.
     public mutating func insert(_ subtrees: [Subtree], at point: InsertionPoint) throws(PositionIndexError) {
         guard !subtrees.isEmpty else { return }
-        let rank: Int
+        let slot: Int32?
         switch point {
         case .start:
-            rank = 0
+            slot = nil
         case .after(let anchor):
-            rank = storage.rank(of: try storage.handlesOf(anchor).postamble) + 1
+            slot = try storage.handlesOf(anchor).postamble
         case .firstChild(let parent):
-            rank = storage.rank(of: try storage.handlesOf(parent).content) + 1
+            slot = try storage.handlesOf(parent).content
         }
-        var entries: [(Key, Part, Int)] = []
+        var parts = FlatParts<Key>()
         var seen = Set<Key>()
-        for subtree in subtrees { entries += try flatten(subtree, seen: &seen) }
+        for subtree in subtrees { parts.append(contentsOf: try flatten(subtree, seen: &seen)) }
         makeUnique()
-        storage.insert(entries, atRank: rank)
+        storage.insert(parts, after: slot)
     }
 
     /// Removes a node and everything between its preamble and postamble (its descendants).
@@ -262,31 +263,31 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     public mutating func remove(_ key: Key) throws(PositionIndexError) -> [Key] {
         let handles = try storage.handlesOf(key)
         makeUnique()
-        return storage.removeRange(from: storage.rank(of: handles.preamble), through: storage.rank(of: handles.postamble))
+        return storage.removeRange(from: handles.preamble, through: handles.postamble)
     }
 
-    private func flatten(_ subtree: Subtree) throws(PositionIndexError) -> [(Key, Part, Int)] {
+    private func flatten(_ subtree: Subtree) throws(PositionIndexError) -> FlatParts<Key> {
         var seen = Set<Key>()
         return try flatten(subtree, seen: &seen)
     }
 
-    private func flatten(_ subtree: Subtree, seen: inout Set<Key>) throws(PositionIndexError) -> [(Key, Part, Int)] {
-        var entries: [(Key, Part, Int)] = []
+    private func flatten(_ subtree: Subtree, seen: inout Set<Key>) throws(PositionIndexError) -> FlatParts<Key> {
+        var parts = FlatParts<Key>()
         // Iterative, so that a deep document cannot overflow the stack.
         var stack: [FlattenStep] = [.open(subtree)]
         while let step = stack.popLast() {
             switch step {
             case .open(let node):
                 guard seen.insert(node.key).inserted, storage.handles[node.key] == nil else { throw .duplicateKey(String(describing: node.key)) }
-                entries.append((node.key, .preamble, node.lengths.preamble))
-                entries.append((node.key, .content, node.lengths.content))
+                parts.append(node.key, .preamble, node.lengths.preamble)
+                parts.append(node.key, .content, node.lengths.content)
                 stack.append(.close(node.key, node.lengths.postamble))
                 for child in node.children.reversed() { stack.append(.open(child)) }
             case .close(let key, let length):
-                entries.append((key, .postamble, length))
+                parts.append(key, .postamble, length)
             }
         }
-        return entries
+        return parts
     }
 
     private enum FlattenStep {

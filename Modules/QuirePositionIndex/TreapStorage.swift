@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// The three tree slots of one document node.
 struct Handles: Hashable {
     var preamble: Int32
@@ -13,291 +15,165 @@ struct Handles: Hashable {
     }
 }
 
-struct TreapNode<Key: Hashable & Sendable> {
-    var key: Key
-    var part: PositionIndex<Key>.Part
-    var left: Int32 = -1
-    var right: Int32 = -1
-    var parent: Int32 = -1
-    var priority: UInt32
-    /// Entries in this subtree.
-    var count: Int32 = 1
-    /// This entry's own UTF-16 length.
+/// One part of one node, in document order. Not generic over the key (keys live beside the
+/// treap, by slot), so that the treap's code is specialized in this module whatever the key.
+struct PartEntry: TreapElement {
+    /// This part's own UTF-16 length.
     var length: Int
-    /// UTF-16 length of this subtree.
-    var sum: Int
+    /// The part's `PositionIndex.Part` raw value.
+    var part: UInt8
+
+    /// A run of parts adds up to its UTF-16 length alone: locations are sums of lengths, and
+    /// cuts fall beside a part's slot, so no count is kept.
+    var summary: Int { length }
 }
 
-/// An implicit treap in arrays, with parent links so that an entry's rank and location can be
-/// computed from its slot by walking up. Slots are recycled through a free list.
+/// Parts in document order, ready to be inserted: the keys beside the (concrete) entries.
+struct FlatParts<Key: Hashable & Sendable> {
+    var keys: [Key] = []
+    var entries: [PartEntry] = []
+
+    /// - Complexity: O(1) amortized.
+    mutating func append(_ key: Key, _ part: PositionIndex<Key>.Part, _ length: Int) {
+        keys.append(key)
+        entries.append(PartEntry(length: length, part: part.rawValue))
+    }
+
+    /// - Complexity: O(k) for k parts appended.
+    mutating func append(contentsOf other: FlatParts) {
+        keys += other.keys
+        entries += other.entries
+    }
+}
+
+/// The parts of a document in the project's summed treap, ordered by position, with each node's
+/// three slots so that a key finds its parts' locations by walking up.
 ///
-/// It is a reference type for speed; `PositionIndex` copies it before writing whenever it is
-/// shared, so values of `PositionIndex` keep value semantics, and it is only ever mutated through
-/// a uniquely referenced owner — which is why `@unchecked Sendable` is sound here.
+/// It is a reference type so that `PositionIndex` can tell whether it is shared; `PositionIndex`
+/// copies it before writing whenever it is, so values of `PositionIndex` keep value semantics,
+/// and it is only ever mutated through a uniquely referenced owner — which is why
+/// `@unchecked Sendable` is sound here.
 final class TreapStorage<Key: Hashable & Sendable>: @unchecked Sendable {
     typealias Part = PositionIndex<Key>.Part
 
-    var nodes: [TreapNode<Key>] = []
-    var root: Int32 = -1
-    var freeSlots: [Int32] = []
+    var treap: SummedTreap<PartEntry>
+    /// The key of the part in each slot (a freed slot keeps its last key until reused).
+    var keys: [Key] = []
     var handles: [Key: Handles] = [:]
-    var randomState: UInt64
 
-    init(seed: UInt64) { randomState = seed }
+    init(seed: UInt64) { treap = SummedTreap(seed: seed) }
 
+    /// A copy sharing nothing mutable with this one (the arrays copy on their first write).
+    ///
+    /// - Complexity: O(1) now, O(n) at the first write to either.
     func copy() -> TreapStorage {
-        let clone = TreapStorage(seed: randomState)
-        clone.nodes = nodes
-        clone.root = root
-        clone.freeSlots = freeSlots
+        let clone = TreapStorage(seed: 0)
+        clone.treap = treap
+        clone.keys = keys
         clone.handles = handles
         return clone
     }
 
-    var totalLength: Int { root < 0 ? 0 : nodes[Int(root)].sum }
+    /// - Complexity: O(1).
+    var totalLength: Int { treap.summary }
 
+    /// - Complexity: O(1) on average.
     func handlesOf(_ key: Key) throws(PositionIndexError) -> Handles {
         guard let handles = handles[key] else { throw .keyNotFound(String(describing: key)) }
         return handles
     }
 
-    private func nextPriority() -> UInt32 {
-        // xorshift64*: priorities only need to be well spread, and a fixed seed keeps runs reproducible.
-        randomState ^= randomState >> 12
-        randomState ^= randomState << 25
-        randomState ^= randomState >> 27
-        return UInt32(truncatingIfNeeded: (randomState &* 0x2545_F491_4F6C_DD1D) >> 32)
-    }
+    /// The length of the part in `slot`.
+    ///
+    /// - Complexity: O(1).
+    func length(at slot: Int32) -> Int { treap[slot].length }
 
-    @inline(__always) private func count(_ slot: Int32) -> Int32 { slot < 0 ? 0 : nodes[Int(slot)].count }
-    @inline(__always) private func sum(_ slot: Int32) -> Int { slot < 0 ? 0 : nodes[Int(slot)].sum }
-
-    @inline(__always) private func refresh(_ slot: Int32) {
-        let node = nodes[Int(slot)]
-        nodes[Int(slot)].count = 1 + count(node.left) + count(node.right)
-        nodes[Int(slot)].sum = node.length + sum(node.left) + sum(node.right)
+    /// The key, part and length in `slot`.
+    ///
+    /// - Complexity: O(1).
+    func entry(at slot: Int32) -> (key: Key, part: Part, length: Int) {
+        let entry = treap[slot]
+        return (keys[Int(slot)], Part(rawValue: entry.part)!, entry.length)
     }
 
     // MARK: Position of a slot
 
-    /// How many entries precede `slot`.
+    /// The UTF-16 location where `slot`'s part starts.
     ///
     /// - Complexity: O(log n) expected.
-    func rank(of slot: Int32) -> Int {
-        var rank = Int(count(nodes[Int(slot)].left))
-        var child = slot
-        var parent = nodes[Int(slot)].parent
-        while parent >= 0 {
-            if nodes[Int(parent)].right == child { rank += Int(count(nodes[Int(parent)].left)) + 1 }
-            child = parent
-            parent = nodes[Int(parent)].parent
-        }
-        return rank
-    }
+    func location(of slot: Int32) -> Int { treap.summary(before: slot) }
 
-    /// The UTF-16 location where `slot`'s entry starts.
-    ///
-    /// - Complexity: O(log n) expected.
-    func location(of slot: Int32) -> Int {
-        var location = sum(nodes[Int(slot)].left)
-        var child = slot
-        var parent = nodes[Int(slot)].parent
-        while parent >= 0 {
-            let parentNode = nodes[Int(parent)]
-            if parentNode.right == child { location += sum(parentNode.left) + parentNode.length }
-            child = parent
-            parent = parentNode.parent
-        }
-        return location
-    }
-
-    /// The first entry whose end (start + length) is at or after `location`, with its start.
+    /// The first part whose end (start + length) is at or after `location`, with its start.
     ///
     /// - Complexity: O(log n) expected.
     func firstEntry(endingAtOrAfter location: Int) -> (Int32, Int)? {
-        var slot = root
-        var base = 0
-        while slot >= 0 {
-            let node = nodes[Int(slot)]
-            let leftSum = sum(node.left)
-            // The left subtree's last entry ends at base + leftSum: if that reaches `location`,
-            // the first such entry is in the left subtree.
-            if node.left >= 0 && base + leftSum >= location {
-                slot = node.left
-                continue
-            }
-            let start = base + leftSum
-            if start + node.length >= location { return (slot, start) }
-            base = start + node.length
-            slot = node.right
-        }
-        return nil
+        treap.first(where: { $0 >= location }).map { ($0.slot, $0.before) }
     }
 
     /// The slot after `slot` in document order.
     ///
     /// - Complexity: O(log n) worst case, O(1) amortized over an in-order walk.
-    func successor(of slot: Int32) -> Int32? {
-        var current = nodes[Int(slot)].right
-        if current >= 0 {
-            while nodes[Int(current)].left >= 0 { current = nodes[Int(current)].left }
-            return current
-        }
-        var child = slot
-        var parent = nodes[Int(slot)].parent
-        while parent >= 0 && nodes[Int(parent)].right == child {
-            child = parent
-            parent = nodes[Int(parent)].parent
-        }
-        return parent >= 0 ? parent : nil
-    }
+    func successor(of slot: Int32) -> Int32? { treap.successor(of: slot) }
 
-    func inOrder(_ visit: (TreapNode<Key>) -> Void) {
-        var stack: [Int32] = []
-        var current = root
-        while current >= 0 || !stack.isEmpty {
-            while current >= 0 {
-                stack.append(current)
-                current = nodes[Int(current)].left
-            }
-            let slot = stack.removeLast()
-            visit(nodes[Int(slot)])
-            current = nodes[Int(slot)].right
-        }
+    /// Calls `visit` with every part in document order.
+    ///
+    /// - Complexity: O(n).
+    func inOrder(_ visit: ((key: Key, part: Part, length: Int)) -> Void) {
+        treap.forEachSlot { visit(entry(at: $0)) }
     }
 
     // MARK: Updates
 
     /// - Complexity: O(log n) expected: only the sums on the path to the root change.
     func setLength(_ length: Int, at slot: Int32) {
-        let delta = length - nodes[Int(slot)].length
-        guard delta != 0 else { return }
-        nodes[Int(slot)].length = length
-        var current = slot
-        while current >= 0 {
-            nodes[Int(current)].sum += delta
-            current = nodes[Int(current)].parent
-        }
+        var entry = treap[slot]
+        guard entry.length != length else { return }
+        entry.length = length
+        treap.replace(slot, with: entry)
     }
 
-    private func allocate(key: Key, part: Part, length: Int) -> Int32 {
-        let node = TreapNode(key: key, part: part, priority: nextPriority(), length: length, sum: length)
-        if let slot = freeSlots.popLast() {
-            nodes[Int(slot)] = node
-            return slot
-        }
-        nodes.append(node)
-        return Int32(nodes.count - 1)
-    }
-
-    /// Splits `tree` into its first `count` entries and the rest.
-    private func split(_ tree: Int32, _ count: Int) -> (Int32, Int32) {
-        guard tree >= 0 else { return (-1, -1) }
-        let leftCount = Int(self.count(nodes[Int(tree)].left))
-        if count <= leftCount {
-            let (first, rest) = split(nodes[Int(tree)].left, count)
-            nodes[Int(tree)].left = rest
-            if rest >= 0 { nodes[Int(rest)].parent = tree }
-            refresh(tree)
-            if first >= 0 { nodes[Int(first)].parent = -1 }
-            nodes[Int(tree)].parent = -1
-            return (first, tree)
-        } else {
-            let (first, rest) = split(nodes[Int(tree)].right, count - leftCount - 1)
-            nodes[Int(tree)].right = first
-            if first >= 0 { nodes[Int(first)].parent = tree }
-            refresh(tree)
-            if rest >= 0 { nodes[Int(rest)].parent = -1 }
-            nodes[Int(tree)].parent = -1
-            return (tree, rest)
-        }
-    }
-
-    /// Concatenates two trees, `left` entirely before `right`.
-    private func merge(_ left: Int32, _ right: Int32) -> Int32 {
-        if left < 0 { return right }
-        if right < 0 { return left }
-        if nodes[Int(left)].priority > nodes[Int(right)].priority {
-            let merged = merge(nodes[Int(left)].right, right)
-            nodes[Int(left)].right = merged
-            nodes[Int(merged)].parent = left
-            refresh(left)
-            nodes[Int(left)].parent = -1
-            return left
-        } else {
-            let merged = merge(left, nodes[Int(right)].left)
-            nodes[Int(right)].left = merged
-            nodes[Int(merged)].parent = right
-            refresh(right)
-            nodes[Int(right)].parent = -1
-            return right
-        }
-    }
-
-    /// Builds a treap from entries in order in O(s) with the classic stack construction of a
-    /// Cartesian tree, then splices it in at `rank`.
-    func insert(_ entries: [(Key, Part, Int)], atRank rank: Int) {
+    /// Builds the parts into a subtree in O(s) and splices it in right after `slot` (at the
+    /// start for nil).
+    ///
+    /// - Complexity: O(s + log n) for s parts.
+    func insert(_ parts: FlatParts<Key>, after slot: Int32?) {
         var newHandles: [Key: Handles] = [:]
-        var stack: [Int32] = []
-        for (key, part, length) in entries {
-            let slot = allocate(key: key, part: part, length: length)
+        var index = 0
+        let subtree = treap.build(parts.entries) { slot in
+            let key = parts.keys[index]
+            if Int(slot) == keys.count { keys.append(key) } else { keys[Int(slot)] = key }
             var handle = newHandles[key] ?? Handles(preamble: -1, content: -1, postamble: -1)
-            switch part {
+            switch Part(rawValue: parts.entries[index].part)! {
             case .preamble: handle.preamble = slot
             case .content: handle.content = slot
             case .postamble: handle.postamble = slot
             }
             newHandles[key] = handle
-            var lastPopped: Int32 = -1
-            while let top = stack.last, nodes[Int(top)].priority < nodes[Int(slot)].priority {
-                lastPopped = stack.removeLast()
-                refresh(lastPopped)
-            }
-            nodes[Int(slot)].left = lastPopped
-            if lastPopped >= 0 { nodes[Int(lastPopped)].parent = slot }
-            if let top = stack.last {
-                nodes[Int(top)].right = slot
-                nodes[Int(slot)].parent = top
-            }
-            stack.append(slot)
-        }
-        while let top = stack.popLast() { refresh(top) }
-        var subtree: Int32 = -1
-        if let first = newHandles.first?.value.preamble {
-            subtree = first
-            while nodes[Int(subtree)].parent >= 0 { subtree = nodes[Int(subtree)].parent }
+            index += 1
         }
         for (key, handle) in newHandles { handles[key] = handle }
-        let (before, after) = split(root, rank)
-        root = merge(merge(before, subtree), after)
-        if root >= 0 { nodes[Int(root)].parent = -1 }
+        guard let slot else {
+            treap.root = treap.merge(subtree, treap.root)
+            return
+        }
+        let (before, after) = treap.split(.after, slot)
+        treap.root = treap.merge(treap.merge(before, subtree), after)
     }
 
-    /// Removes the entries with ranks `first...last` and forgets their keys; returns the keys in
-    /// document order.
-    func removeRange(from first: Int, through last: Int) -> [Key] {
-        let (before, rest) = split(root, first)
-        let (middle, after) = split(rest, last - first + 1)
-        root = merge(before, after)
-        if root >= 0 { nodes[Int(root)].parent = -1 }
+    /// Removes the parts from `first` through `last` (slots, in document order) and forgets their
+    /// keys; returns the keys in document order.
+    ///
+    /// - Complexity: O(s + log n) for s parts removed.
+    func removeRange(from first: Int32, through last: Int32) -> [Key] {
+        let (before, _) = treap.split(.before, first)
+        let (middle, after) = treap.split(.after, last)
+        treap.root = treap.merge(before, after)
         var removed: [Key] = []
-        // In-order walk of the detached subtree, freeing slots as it goes.
-        var stack: [Int32] = []
-        var current = middle
-        while current >= 0 || !stack.isEmpty {
-            while current >= 0 {
-                stack.append(current)
-                current = nodes[Int(current)].left
-            }
-            let slot = stack.removeLast()
-            let node = nodes[Int(slot)]
-            if node.part == .preamble {
-                removed.append(node.key)
-                handles[node.key] = nil
-            }
-            freeSlots.append(slot)
-            current = node.right
+        treap.free(middle) { slot, entry in
+            guard entry.part == Part.preamble.rawValue else { return }
+            removed.append(keys[Int(slot)])
         }
+        for key in removed { handles[key] = nil }
         return removed
     }
 }

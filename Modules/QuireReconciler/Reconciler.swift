@@ -1,6 +1,7 @@
 import Foundation
 import QuireModel
 import QuirePositionIndex
+import QuireStyle
 import QuireTextStorage
 
 /// Keeps a `TextStorage` (what a text view shows) and a `PositionIndex` in step with the editor
@@ -91,13 +92,23 @@ public final class Reconciler {
 
     /// Applies an explicit change set.
     @discardableResult
-    public func reconcile(_ changes: ChangeSet, from previous: EditorState, to next: EditorState) throws(ReconcilerError) -> ReconcileReport {
+    ///
+    /// With `collectingTextEdits`, the report lists every change to the flat string in the order
+    /// it was made (`ReconcileReport.textEdits`), in storage and headless mode alike.
+    public func reconcile(
+        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, collectingTextEdits: Bool = false
+    ) throws(ReconcilerError) -> ReconcileReport {
         var report = ReconcileReport()
+        report.collectsTextEdits = collectingTextEdits
         do throws(ReconcilerError) {
             if let storage {
                 var failure: ReconcilerError?
+                var pending = PendingEdits()
                 try Self.storageEdit(storage) { storage in
-                    do { try self.apply(changes, from: previous, to: next, storage: storage, report: &report) } catch let error as ReconcilerError {
+                    do {
+                        try self.apply(changes, from: previous, to: next, pending: &pending, report: &report)
+                        try self.write(pending, from: previous, to: next, into: storage, report: &report)
+                    } catch let error as ReconcilerError {
                         failure = error
                     } catch {
                         failure = .invariantViolated("unexpected error \(error)")
@@ -105,7 +116,8 @@ public final class Reconciler {
                 }
                 if let failure { throw failure }
             } else {
-                try apply(changes, from: previous, to: next, storage: nil, report: &report)
+                var pending = PendingEdits(isHeadless: true)
+                try apply(changes, from: previous, to: next, pending: &pending, report: &report)
             }
         } catch {
             // Never leave a half-applied commit: show the previous state again.
@@ -116,70 +128,78 @@ public final class Reconciler {
         return report
     }
 
+    /// Brings the index to `next` and gathers the storage edits that follow (in the order they
+    /// would be made); ``write(_:from:to:into:report:)`` then writes what really differs.
     private func apply(
-        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport
+        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, pending: inout PendingEdits, report: inout ReconcileReport
     ) throws(ReconcilerError) {
+        let storage: Bool = !pending.isHeadless
         // 1. Removed and moved nodes leave (a removed ancestor takes its descendants along).
         for key in changes.removed.union(changes.moved) where index.contains(key) {
             let range = try Self.translate { try index.range(of: key) }
-            if let storage, !range.isEmpty {
-                try Self.translate { try storage.replaceCharacters(in: NSRange(range), with: "") }
-                report.storageEdits += 1
+            if !range.isEmpty {
+                pending.replace(NSRange(range), with: AttributedText(""))
+                if pending.isHeadless { report.record(NSRange(range), "") }
             }
             report.removedNodes += try Self.translate { try index.remove(key) }.count
         }
         // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
         var inserted = Set<NodeKey>()
         for key in changes.created.union(changes.moved) where next.isAttached(key) && !index.contains(key) {
-            try insertWithEarlierSiblings(key, in: next, storage: storage, inserted: &inserted, report: &report)
+            try insertWithEarlierSiblings(key, in: next, pending: &pending, inserted: &inserted, report: &report)
         }
         // 3. Nodes that stayed: compare each part.
         var restyles: [NodeKey] = []
         for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
-            try update(key, from: previous, to: next, storage: storage, report: &report, restyles: &restyles)
+            try update(key, splices: changes.textSplices[key], from: previous, to: next, pending: &pending, report: &report, restyles: &restyles)
         }
         // 4. Elements whose own attributes changed restyle their descendants, once every part
         // has its new length: a descendant updated after its ancestor would otherwise be styled
         // over its old extent.
-        if let storage {
-            for key in restyles where next.isAttached(key) { try restyleDescendants(of: key, in: next, storage: storage) }
+        if storage {
+            for key in restyles where next.isAttached(key) { try restyleDescendants(of: key, in: next, pending: &pending) }
         }
     }
 
     /// Inserts `key` after making sure its parent and earlier siblings are in the index.
     private func insertWithEarlierSiblings(
-        _ key: NodeKey, in state: EditorState, storage: TextStorage?, inserted: inout Set<NodeKey>, report: inout ReconcileReport
+        _ key: NodeKey, in state: EditorState, pending: inout PendingEdits, inserted: inout Set<NodeKey>, report: inout ReconcileReport
     ) throws(ReconcilerError) {
         // An ancestor not yet in the index brings this node along with its own subtree.
         if let parent = state[key]?.parent, !index.contains(parent) {
             var top = parent
             while let up = state[top]?.parent, !index.contains(up) { top = up }
-            try insertWithEarlierSiblings(top, in: state, storage: storage, inserted: &inserted, report: &report)
+            try insertWithEarlierSiblings(top, in: state, pending: &pending, inserted: &inserted, report: &report)
             return
         }
         // Earlier siblings that are also missing go first, oldest first.
-        var pending = [key]
+        var missingSiblings = [key]
         var previousSibling = state[key]?.previousSibling
         while let sibling = previousSibling, !index.contains(sibling) {
-            pending.append(sibling)
+            missingSiblings.append(sibling)
             previousSibling = state[sibling]?.previousSibling
         }
         // The missing siblings are consecutive: one index splice and one storage edit for all.
-        let ordered = Array(pending.reversed())
+        let ordered = Array(missingSiblings.reversed())
         guard let first = state[ordered[0]], let parent = first.parent else { return }
         let point: PositionIndex<NodeKey>.InsertionPoint = first.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
         let subtrees = ordered.map { Self.subtree($0, in: state) }
         try Self.translate { try index.insert(subtrees, at: point) }
         for subtree in subtrees { markInserted(subtree, into: &inserted) }
         report.insertedNodes += ordered.count
-        if let storage {
+        if !pending.isHeadless {
             var builder = RunBuilder()
             for missing in ordered { Self.appendSubtree(missing, in: state, theme: theme, to: &builder) }
             let rendered = builder.build()
             if rendered.length > 0 {
                 let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
-                try Self.translate { try storage.replaceCharacters(in: NSRange(location: location, length: 0), with: rendered) }
-                report.storageEdits += 1
+                pending.replace(NSRange(location: location, length: 0), with: rendered)
+            }
+        } else if report.collectsTextEdits {
+            let text = ordered.map { FlatString.render($0, in: state) }.joined()
+            if !text.isEmpty {
+                let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
+                report.record(NSRange(location: location, length: 0), text)
             }
         }
     }
@@ -194,7 +214,7 @@ public final class Reconciler {
 
     /// Rewrites what changed in one node's three parts, and its attributes.
     private func update(
-        _ key: NodeKey, from previous: EditorState, to next: EditorState, storage: TextStorage?, report: inout ReconcileReport,
+        _ key: NodeKey, splices: [TextSplice]?, from previous: EditorState, to next: EditorState, pending: inout PendingEdits, report: inout ReconcileReport,
         restyles: inout [NodeKey]
     ) throws(ReconcilerError) {
         guard let newNode = next[key] else { return }
@@ -207,63 +227,154 @@ public final class Reconciler {
             let old = oldParts?[Int(part.rawValue)]
             let location = try Self.translate { try index.location(of: key, part: part) }
             let oldLength = try Self.translate { try index.lengths(of: key) }[part]
+            if part == .content, let splices, let old, oldNode?.role == .text, newNode.role == .text,
+               oldLength == old.text.utf16.count {
+                // The transaction says exactly what changed in the text: write that, no diff.
+                report.updatedParts += 1
+                for splice in splices {
+                    let range = NSRange(location: location + splice.offset, length: splice.deletedLength)
+                    pending.replace(range, with: AttributedText(splice.inserted, attributes: new.attributes))
+                    if pending.isHeadless { report.record(range, splice.inserted) }
+                }
+                if old.attributes != new.attributes, new.text.utf16.count > 0 {
+                    pending.setAttributes(new.attributes, NSRange(location: location, length: new.text.utf16.count))
+                }
+                try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
+                continue
+            }
             if old?.text == new.text && old?.attributes == new.attributes && oldLength == new.text.utf16.count { continue }
             report.updatedParts += 1
-            if let storage {
-                if old?.text == new.text && oldLength == new.text.utf16.count {
-                    if new.text.utf16.count > 0 {
-                        try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: oldLength)) }
-                        report.storageEdits += 1
-                    }
-                } else {
-                    let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
-                    let replacement = AttributedText(edit.replacement, attributes: new.attributes)
-                    try Self.translate {
-                        try storage.replaceCharacters(in: NSRange(location: location + edit.start, length: edit.deleted), with: replacement)
-                    }
-                    report.storageEdits += 1
-                    if old?.attributes != new.attributes, new.text.utf16.count > 0 {
-                        try Self.translate { _ = try storage.setAttributes(new.attributes, range: NSRange(location: location, length: new.text.utf16.count)) }
-                    }
+            if old?.text == new.text && oldLength == new.text.utf16.count {
+                if new.text.utf16.count > 0 { pending.setAttributes(new.attributes, NSRange(location: location, length: oldLength)) }
+            } else if !pending.isHeadless || report.collectsTextEdits {
+                let edit = Self.minimalEdit(from: old?.text ?? "", to: new.text, oldLength: oldLength)
+                let range = NSRange(location: location + edit.start, length: edit.deleted)
+                pending.replace(range, with: AttributedText(edit.replacement, attributes: new.attributes))
+                if old?.attributes != new.attributes, new.text.utf16.count > 0 {
+                    pending.setAttributes(new.attributes, NSRange(location: location, length: new.text.utf16.count))
                 }
+                if pending.isHeadless { report.record(range, edit.replacement) }
             }
             try Self.translate { try index.setLength(new.text.utf16.count, of: key, part: part) }
         }
         // An element whose own attributes changed restyles its descendants (after every update).
-        if storage != nil, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
+        if !pending.isHeadless, newNode.role.isElement, let oldNode, theme.ownAttributes(of: oldNode) != theme.ownAttributes(of: newNode) {
             restyles.append(key)
         }
     }
 
-    private func restyleDescendants(of key: NodeKey, in state: EditorState, storage: TextStorage) throws(ReconcilerError) {
+    private func restyleDescendants(of key: NodeKey, in state: EditorState, pending: inout PendingEdits) throws(ReconcilerError) {
         var stack = state.children(of: key).map(\.key)
         while let current = stack.popLast(), let node = state[current] {
             let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
             for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
                 let location = try Self.translate { try index.location(of: current, part: part) }
-                try Self.translate { _ = try storage.setAttributes(piece.attributes, range: NSRange(location: location, length: piece.text.utf16.count)) }
+                // Parts that already show these attributes are left alone when written: the
+                // write compares before it writes.
+                pending.setAttributes(piece.attributes, NSRange(location: location, length: piece.text.utf16.count))
             }
             stack.append(contentsOf: state.children(of: current).map(\.key))
         }
     }
 
+    // MARK: Writing the storage
+
+    /// Writes a commit's gathered edits into the storage: a lone text edit as it is (a
+    /// keystroke: already minimal); anything else as the one region the edits touched, compared
+    /// with what the storage shows, so that only the characters and attributes that really
+    /// differ are written (a split, a merge, a move or a restyle writes no more than it changes).
+    ///
+    /// - Complexity: O(1 + the edit) for a lone text edit; O(region · log n) otherwise.
+    private func write(_ pending: PendingEdits, from previous: EditorState, to next: EditorState, into storage: TextStorage, report: inout ReconcileReport) throws(ReconcilerError) {
+        guard let region = pending.region else { return }
+        if pending.edits.count == 1, case .replace(let range, let text) = pending.edits[0] {
+            try Self.translate { try storage.replaceCharacters(in: range, with: text) }
+            report.storageEdits += 1
+            report.record(range, text.string)
+            return
+        }
+        let oldRange = NSRange(location: region.lowerBound, length: region.count - pending.delta)
+        let old = try Self.translate { try storage.attributedSubstring(in: oldRange) }
+        let new = try render(region, in: next)
+        let newUnits = Array(new.string.utf16)
+        let oldAttributes = Self.unitAttributes(old)
+        let newAttributes = Self.unitAttributes(new)
+        // Characters first: the differing middle, kept off surrogate halves.
+        let characters = TextSplice.between(old.string, new.string)
+        let deleted = characters.deleted.utf16.count
+        let inserted = characters.inserted.utf16.count
+        if deleted > 0 || inserted > 0 {
+            let range = NSRange(location: region.lowerBound + characters.offset, length: deleted)
+            let replacement = Self.slice(new, units: newUnits, attributes: newAttributes, characters.offset..<(characters.offset + inserted))
+            try Self.translate { try storage.replaceCharacters(in: range, with: replacement) }
+            report.storageEdits += 1
+            report.record(range, characters.inserted)
+        }
+        // Then attributes of the characters that stayed, where they differ: before and after the
+        // middle, in new coordinates.
+        let suffixStart = characters.offset + inserted
+        for stretch in [0..<characters.offset, suffixStart..<newUnits.count] where !stretch.isEmpty {
+            let shift = stretch.lowerBound >= suffixStart ? deleted - inserted : 0
+            var first: Int?
+            var last = 0
+            for offset in stretch where oldAttributes[offset + shift] != newAttributes[offset] {
+                if first == nil { first = offset }
+                last = offset
+            }
+            guard let first else { continue }
+            // Runs of the new attributes over the differing stretch.
+            var offset = first
+            while offset <= last {
+                var end = offset + 1
+                while end <= last, newAttributes[end] == newAttributes[offset] { end += 1 }
+                try Self.translate {
+                    _ = try storage.setAttributes(newAttributes[offset], range: NSRange(location: region.lowerBound + offset, length: end - offset))
+                }
+                report.storageEdits += 1
+                offset = end
+            }
+        }
+    }
+
+    /// The attributed flat string of `range` of the (new) index.
+    private func render(_ range: Range<Int>, in state: EditorState) throws(ReconcilerError) -> AttributedText {
+        guard !range.isEmpty else { return AttributedText("") }
+        var builder = RunBuilder()
+        for entry in try Self.translate({ try index.entries(overlapping: range) }) where entry.length > 0 {
+            guard let node = state[entry.key] else { continue }
+            let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
+            let piece = Self.parts(of: node, in: state, theme: theme, inherited: inherited)[Int(entry.part.rawValue)]
+            let from = max(range.lowerBound, entry.location) - entry.location
+            let to = min(range.upperBound, entry.location + entry.length) - entry.location
+            let units = Array(piece.text.utf16)
+            builder.append(Piece(text: String(decoding: units[from..<to], as: UTF16.self), attributes: piece.attributes))
+        }
+        return builder.build()
+    }
+
+    /// Part of an attributed text, from its units and per-unit attributes.
+    private static func slice(_ text: AttributedText, units: [UInt16], attributes: [Attributes], _ range: Range<Int>) -> AttributedText {
+        var builder = RunBuilder()
+        var start = range.lowerBound
+        while start < range.upperBound {
+            var end = start + 1
+            while end < range.upperBound, attributes[end] == attributes[start] { end += 1 }
+            builder.append(Piece(text: String(decoding: units[start..<end], as: UTF16.self), attributes: attributes[start]))
+            start = end
+        }
+        return builder.build()
+    }
+
+    /// Each UTF-16 unit's attributes.
+    private static func unitAttributes(_ text: AttributedText) -> [Attributes] {
+        text.runs.flatMap { run in repeatElement(run.attributes, count: run.range.length) }
+    }
+
     /// The common-prefix-and-suffix edit that turns `old` into `new`, in UTF-16 units.
     static func minimalEdit(from old: String, to new: String, oldLength: Int) -> (start: Int, deleted: Int, replacement: String) {
-        let oldUnits = Array(old.utf16)
-        let newUnits = Array(new.utf16)
-        guard oldUnits.count == oldLength else { return (0, oldLength, new) }
-        var prefix = 0
-        while prefix < oldUnits.count, prefix < newUnits.count, oldUnits[prefix] == newUnits[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < oldUnits.count - prefix, suffix < newUnits.count - prefix,
-              oldUnits[oldUnits.count - 1 - suffix] == newUnits[newUnits.count - 1 - suffix] { suffix += 1 }
-        // Never cut a surrogate pair in half: widen to whole scalars.
-        func isTrail(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isTrailSurrogate(units[index]) }
-        func isLead(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isLeadSurrogate(units[index]) }
-        while prefix > 0, isTrail(oldUnits, prefix) || isTrail(newUnits, prefix) { prefix -= 1 }
-        while suffix > 0, isLead(oldUnits, oldUnits.count - suffix - 1) || isLead(newUnits, newUnits.count - suffix - 1) { suffix -= 1 }
-        let replacement = String(decoding: newUnits[prefix..<(newUnits.count - suffix)], as: UTF16.self)
-        return (prefix, oldUnits.count - prefix - suffix, replacement)
+        guard old.utf16.count == oldLength else { return (0, oldLength, new) }
+        let splice = TextSplice.between(old, new)
+        return (splice.offset, splice.deleted.utf16.count, splice.inserted)
     }
 
     // MARK: Invariant
@@ -402,8 +513,38 @@ public struct ReconcileReport: Hashable, Sendable {
     public var updatedParts = 0
     /// Calls made to the storage: the size of the edit, independent of the document.
     public var storageEdits = 0
+    /// Whether `textEdits` is filled.
+    public var collectsTextEdits = false
+    /// The changes to the flat string, in the order made; each range is in the coordinates left by
+    /// the edits before it. Filled only when the reconcile was asked to collect them.
+    public var textEdits: [FlatTextEdit] = []
 
     public init() {}
+
+    mutating func record(_ range: NSRange, _ replacement: String) {
+        if collectsTextEdits { textEdits.append(FlatTextEdit(range: range.location..<(range.location + range.length), replacement: replacement)) }
+    }
+}
+
+/// One change to the flat string: the UTF-16 `range` (in the text as the previous edits left it)
+/// becomes `replacement`.
+public struct FlatTextEdit: Hashable, Sendable {
+    public var range: Range<Int>
+    public var replacement: String
+
+    public init(range: Range<Int>, replacement: String) {
+        self.range = range
+        self.replacement = replacement
+    }
+
+    /// Applies edits, in order, to a copy of the flat string they were made against.
+    ///
+    /// - Complexity: O(e · t) for e edits of a t-unit text (a mirror for tests and simple views).
+    public static func apply(_ edits: [FlatTextEdit], to text: String) -> String {
+        var units = Array(text.utf16)
+        for edit in edits { units.replaceSubrange(edit.range, with: Array(edit.replacement.utf16)) }
+        return String(decoding: units, as: UTF16.self)
+    }
 }
 
 /// A reconcile that could not complete; the storage and index show the previous state.
@@ -437,5 +578,53 @@ extension Reconciler {
                 _ = try storage.setAttributes(piece.attributes, range: NSRange(location: entry.location, length: entry.length))
             }
         }
+    }
+}
+
+/// The storage edits one commit implies, gathered before any is written, and the region of the
+/// flat string they touch (in the coordinates after all of them).
+struct PendingEdits {
+    enum Edit {
+        case replace(NSRange, AttributedText)
+        case attributes(NSRange, Attributes)
+    }
+
+    /// Headless reconciles gather nothing.
+    var isHeadless = false
+    var edits: [Edit] = []
+    /// The touched region, mapped through every later edit.
+    var region: Range<Int>?
+    /// The change in length of all edits together.
+    var delta = 0
+
+    mutating func replace(_ range: NSRange, with text: AttributedText) {
+        guard !isHeadless, range.length > 0 || text.length > 0 else { return }
+        edits.append(.replace(range, text))
+        touch(range.location..<NSMaxRange(range), newLength: text.length)
+    }
+
+    mutating func setAttributes(_ attributes: Attributes, _ range: NSRange) {
+        guard !isHeadless, range.length > 0 else { return }
+        edits.append(.attributes(range, attributes))
+        touch(range.location..<NSMaxRange(range), newLength: range.length)
+    }
+
+    /// Grows the region by an edit of `range` (current coordinates) into `newLength` units.
+    private mutating func touch(_ range: Range<Int>, newLength: Int) {
+        let change = newLength - range.count
+        let written = range.lowerBound..<(range.lowerBound + newLength)
+        if let old = region {
+            func map(_ position: Int, isUpper: Bool) -> Int {
+                if position <= range.lowerBound { return position }
+                if position >= range.upperBound { return position + change }
+                return isUpper ? written.upperBound : range.lowerBound
+            }
+            let lower = min(map(old.lowerBound, isUpper: false), written.lowerBound)
+            let upper = max(map(old.upperBound, isUpper: true), written.upperBound)
+            region = lower..<upper
+        } else {
+            region = written
+        }
+        delta += change
     }
 }

@@ -91,6 +91,9 @@ public enum NativeEditResolution: Sendable, Hashable {
     case handled
     /// The storage applies the edit itself, with the typing-status rules.
     case applyNatively
+    /// The handler could not apply the edit; the storage stays unchanged and the native call
+    /// throws `TextStorageError.nativeEditRefused` with `reason`.
+    case refused(reason: String)
 }
 
 /// Hooks run inside `processEditing`, as NSTextStorageDelegate's will/did-process methods.

@@ -22,8 +22,8 @@ extension TextStorage {
             // The handler sees the attributes the text will end up with; building them costs a copy,
             // so only when someone is listening.
             let offered = nativeEditHandler == nil ? inherited : inherited.settingAttributes(typingAttributes)
-            applyNative(NativeEdit(range: range, replacement: offered, status: status, isComposition: false),
-                        stored: inherited)
+            try applyNative(NativeEdit(range: range, replacement: offered, status: status, isComposition: false),
+                            stored: inherited)
         } else {
             applyReplacement(range, with: inherited, typed: false)
         }
@@ -40,8 +40,8 @@ extension TextStorage {
         try validateCharacterEdit(range)
         if isNativeCall {
             let status: TypingStatus = attributedText.length == 0 ? .remove : .paste
-            applyNative(NativeEdit(range: range, replacement: attributedText, status: status, isComposition: false),
-                        stored: attributedText)
+            try applyNative(NativeEdit(range: range, replacement: attributedText, status: status, isComposition: false),
+                            stored: attributedText)
         } else {
             applyReplacement(range, with: attributedText, typed: false)
         }
@@ -68,9 +68,14 @@ extension TextStorage {
 
     /// Offers a native edit to the handler and applies it unless the handler took it over.
     ///
+    /// - Throws: `TextStorageError.nativeEditRefused` when the handler refused it.
     /// - Complexity: as `applyReplacement`, plus the handler.
-    func applyNative(_ edit: NativeEdit, stored: AttributedText) {
-        if let handler = nativeEditHandler, handler(edit) == .handled { return }
+    func applyNative(_ edit: NativeEdit, stored: AttributedText) throws(TextStorageError) {
+        switch nativeEditHandler?(edit) {
+        case .handled?: return
+        case .refused(let reason)?: throw .nativeEditRefused(range: edit.range, reason: reason)
+        case .applyNatively?, nil: break
+        }
         typingStatus = edit.status
         applyReplacement(edit.range, with: stored, typed: edit.status == .typing)
     }

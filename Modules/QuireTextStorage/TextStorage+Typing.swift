@@ -59,13 +59,7 @@ extension TextStorage {
     ///   replaced starts or ends inside a cluster; the storage is then unchanged.
     /// - Complexity: O(log n + k) expected for k units of `string`.
     public func setMarkedText(_ string: String, selectedRange selection: NSRange) throws(TextStorageError) {
-        let target = markedRange ?? selectedRange
-        try validateCharacterEdit(target)
-        if markedRange == nil {
-            for offset in [target.location, target.location + target.length] where !isGraphemeBoundary(offset) {
-                throw .splitsGraphemeCluster(offset: offset)
-            }
-        }
+        let target = try compositionTarget()
         let composed = AttributedText(string, attributes: typingAttributes)
         guard selection.location >= 0, selection.length >= 0, selection.location <= composed.length,
             selection.length <= composed.length - selection.location
@@ -75,13 +69,57 @@ extension TextStorage {
         defer { closeSession() }
         if isNativeCall {
             let status: TypingStatus = string.isEmpty ? .remove : .typing
-            applyNative(NativeEdit(range: target, replacement: composed, status: status, isComposition: true), stored: composed)
+            try applyNative(NativeEdit(range: target, replacement: composed, status: status, isComposition: true), stored: composed)
         } else {
             // An engine replaying a composition (or a hook) must not loop back into the handler.
             applyReplacement(target, with: composed, typed: false)
         }
         markedRange = string.isEmpty ? nil : NSRange(location: target.location, length: composed.length)
         selectedRange = NSRange(location: target.location + inner.location, length: inner.length)
+    }
+
+    /// The range a composition replaces: the marked text, or the selection when nothing is marked
+    /// (which must not start or end inside a grapheme cluster).
+    ///
+    /// - Throws: `TextStorageError.rangeOutOfBounds`, `.splitsSurrogatePair`,
+    ///   `.splitsGraphemeCluster`, `.characterEditAfterProcessing`.
+    /// - Complexity: O(log n) expected.
+    public func compositionTarget() throws(TextStorageError) -> NSRange {
+        let target = markedRange ?? selectedRange
+        try validateCharacterEdit(target)
+        if markedRange == nil {
+            for offset in [target.location, target.location + target.length] where !isGraphemeBoundary(offset) {
+                throw .splitsGraphemeCluster(offset: offset)
+            }
+        }
+        return target
+    }
+
+    /// Marks text a controller (an editor) has already written as the IME's composition: `range`
+    /// becomes the marked range and the selection goes to `selectedRange` inside it (relative to
+    /// its start, widened to grapheme boundaries). An empty `range` ends composition. No text or
+    /// attribute changes, so no native edit.
+    ///
+    /// - Throws: `TextStorageError.rangeOutOfBounds` (also for a selection outside the range),
+    ///   `.splitsSurrogatePair`.
+    /// - Complexity: O(log n + k) expected for a k-unit range.
+    public func markComposedText(_ range: NSRange, selectedRange selection: NSRange) throws(TextStorageError) {
+        try validate(range)
+        guard selection.location >= 0, selection.length >= 0, selection.location <= range.length,
+              selection.length <= range.length - selection.location
+        else { throw .rangeOutOfBounds(range: selection, length: range.length) }
+        let composed = String(decoding: units(in: range.location..<(range.location + range.length)), as: UTF16.self)
+        let inner = Self.snapToGraphemes(selection, in: composed)
+        markedRange = range.length == 0 ? nil : range
+        selectedRange = NSRange(location: range.location + inner.location, length: inner.length)
+    }
+
+    /// Ends composition without touching the text's attributes (the controller that wrote the
+    /// composed text styles it).
+    ///
+    /// - Complexity: O(1).
+    public func endComposition() {
+        markedRange = nil
     }
 
     /// Ends composition, committing the marked text with the typing attributes in force. The text

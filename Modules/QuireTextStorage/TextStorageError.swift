@@ -17,6 +17,9 @@ public enum TextStorageError: Error, Sendable, Hashable, CustomStringConvertible
     /// Characters were changed from a did-process hook, after attributes were already fixed;
     /// only attribute changes are allowed there (as in NSTextStorage). `range` is the refused edit.
     case characterEditAfterProcessing(range: NSRange)
+    /// The native-edit handler refused a native edit of `range` (the editor could not apply it);
+    /// `reason` is its error in words.
+    case nativeEditRefused(range: NSRange, reason: String)
 
     /// What went wrong and where, in words.
     public var description: String {
@@ -35,6 +38,8 @@ public enum TextStorageError: Error, Sendable, Hashable, CustomStringConvertible
             return "endEditing() without a matching beginEditing()"
         case let .characterEditAfterProcessing(range):
             return "characters in {\(range.location), \(range.length)} were edited after processEditing fixed attributes"
+        case let .nativeEditRefused(range, reason):
+            return "the edit of {\(range.location), \(range.length)} was refused: \(reason)"
         }
     }
 }

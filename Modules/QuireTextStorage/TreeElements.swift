@@ -97,6 +97,12 @@ struct TextChunk: TreeElement {
         breakCount += added - removed
     }
 
+    /// - Complexity: O(1).
+    mutating func release() {
+        units = []
+        breakCount = 0
+    }
+
     /// - Complexity: O(capacity).
     func offsetOfBreak(_ ordinal: Int) -> Int {
         var seen = 0
@@ -118,6 +124,12 @@ struct RunElement: TreeElement {
     /// - Complexity: O(1).
     func split(at offset: Int) -> (RunElement, RunElement) {
         (RunElement(length: offset, attributes: attributes), RunElement(length: length - offset, attributes: attributes))
+    }
+
+    /// - Complexity: O(1).
+    mutating func release() {
+        length = 0
+        attributes = .empty
     }
 
     /// Neighbours with equal attributes must become one run.

@@ -1,12 +1,15 @@
 import QuireCode
+import QuireEditor
 import QuireHeading
 import QuireHorizontalRule
 import QuireImage
 import QuireLink
 import QuireList
 import QuireMarkdown
+import QuireMarkup
 import QuireModel
 import QuireQuote
+import QuireStyle
 import QuireTable
 
 /// Every plugin that ships with Quire, by the name a configuration selects it with.
@@ -19,8 +22,16 @@ public enum BuiltInPlugins {
         .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown,
     ]
 
-    /// A catalog of the built-ins; an app registers its own plugins into a copy of it.
-    public static var catalog: PluginCatalog { PluginCatalog(all) }
+    /// A catalog of the built-ins; an app registers its own plugins into a copy of it. It reads
+    /// what the engine's modules read: editor extensions (QuireEditor), theme entries
+    /// (QuireStyle), markup mappings, parsers and serializers (QuireMarkup).
+    public static var catalog: PluginCatalog { PluginCatalog(all, reading: engineContributionKinds) }
+
+    /// The contribution kinds the engine's modules read.
+    public static let engineContributionKinds: Set<ContributionKind> = [
+        ContributionKey.editorExtension.kind, ContributionKey.theme.kind,
+        ContributionKey.markupMapping.kind, ContributionKey.markupParser.kind, ContributionKey.markupSerializer.kind,
+    ]
 
     /// The plugin folders under `Plugins/` that hold node or markup plugins, for the completeness
     /// check. Each entry names the folder and the descriptor names it provides.

@@ -1,6 +1,6 @@
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 extension EditorState {
@@ -165,24 +165,22 @@ extension EditorState {
 public enum CodeCommands {
     /// Makes the selected blocks code blocks with the language, or paragraphs when they already
     /// are (`EditorState.toggleCodeBlock(language:)`).
-    public static let toggleCodeBlock = CommandType<String?>.scriptable("toggleCodeBlock")
+    public static let toggleCodeBlock = CommandType<String?>.scriptable("code.toggle", aliases: ["toggleCodeBlock"])
     /// Sets the language of the selected code blocks (`EditorState.setCodeLanguage`).
-    public static let setLanguage = CommandType<String?>.scriptable("setCodeLanguage")
+    public static let setLanguage = CommandType<String?>.scriptable("code.setLanguage", aliases: ["setCodeLanguage"])
 }
 
 /// What the code plugin adds to an editor: the `CodeCommands` handlers.
 public struct CodeExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
         [
-            editor.registerCommand(CodeCommands.toggleCodeBlock, priority: .low) { language, editor in
-                try editor.update { try $0.toggleCodeBlock(language: language) }
-                return true
+            try registrar.registerEdit(CodeCommands.toggleCodeBlock, priority: .low) { state, language throws(ModelError) in
+                try state.toggleCodeBlock(language: language)
             },
-            editor.registerCommand(CodeCommands.setLanguage, priority: .low) { language, editor in
-                try editor.update { try $0.setCodeLanguage(language) }
-                return true
+            try registrar.registerEdit(CodeCommands.setLanguage, priority: .low) { state, language throws(ModelError) in
+                try state.setCodeLanguage(language)
             },
         ]
     }

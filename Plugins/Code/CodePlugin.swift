@@ -1,5 +1,7 @@
+import QuireEditor
 import QuireMarkup
 import QuireModel
+import QuireStyle
 
 /// Code blocks: Lexical's `code` node with an optional `language`, holding `code-highlight` text,
 /// `linebreak` and `tab` nodes (plain `text` is accepted too, as before highlighting runs).
@@ -75,6 +77,7 @@ extension PluginDescriptor {
     public static let code = PluginDescriptor(
         name: "code", summary: "Code blocks with a language (Lexical `code`, `code-highlight`)", options: NoOptions.self
     ) { _ in
-        ([CodeNodePlugin(), CodeHighlightNodePlugin()], [CodeMarkupMapping(), CodeExtension(), CodeAttributes.themeContribution])
+        ([CodeNodePlugin(), CodeHighlightNodePlugin()],
+         [.markupMapping(CodeMarkupMapping()), .editor(CodeExtension()), .theme(CodeAttributes.themeContribution)])
     }
 }

@@ -1,6 +1,6 @@
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 extension EditorState {
@@ -43,10 +43,10 @@ extension EditorState {
 public enum HeadingCommands {
     /// Makes the selected blocks headings with the tag, or paragraphs for nil
     /// (`EditorState.setHeading`).
-    public static let setHeading = CommandType<HeadingTag?>.scriptable("setHeading")
+    public static let setHeading = CommandType<HeadingTag?>.scriptable("heading.set", aliases: ["setHeading"])
     /// Makes the selected blocks headings with the tag, or paragraphs when they already are
     /// (`EditorState.toggleHeading`).
-    public static let toggleHeading = CommandType<HeadingTag>.scriptable("toggleHeading")
+    public static let toggleHeading = CommandType<HeadingTag>.scriptable("heading.toggle", aliases: ["toggleHeading"])
 }
 
 /// What the heading plugin adds to an editor: the `HeadingCommands` handlers. A tag deeper than
@@ -54,16 +54,10 @@ public enum HeadingCommands {
 public struct HeadingExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
         [
-            editor.registerCommand(HeadingCommands.setHeading, priority: .low) { tag, editor in
-                try editor.update { try $0.setHeading(tag) }
-                return true
-            },
-            editor.registerCommand(HeadingCommands.toggleHeading, priority: .low) { tag, editor in
-                try editor.update { try $0.toggleHeading(tag) }
-                return true
-            },
+            try registrar.registerEdit(HeadingCommands.setHeading, priority: .low) { state, tag throws(ModelError) in try state.setHeading(tag) },
+            try registrar.registerEdit(HeadingCommands.toggleHeading, priority: .low) { state, tag throws(ModelError) in try state.toggleHeading(tag) },
         ]
     }
 }

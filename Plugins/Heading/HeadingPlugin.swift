@@ -1,4 +1,7 @@
+import QuireEditor
+import QuireMarkup
 import QuireModel
+import QuireStyle
 
 /// A heading's tag, h1 (the largest) to h6.
 public enum HeadingTag: String, Hashable, Sendable, CaseIterable {
@@ -89,6 +92,6 @@ extension PluginDescriptor {
         name: "heading", summary: "Headings h1–h6 (Lexical `heading`)", options: HeadingOptions.self
     ) { options in
         ([HeadingNodePlugin(maxLevel: options.maxLevel)],
-         [HeadingMarkupMapping(maxLevel: options.maxLevel), HeadingExtension(), HeadingAttributes.themeContribution])
+         [.markupMapping(HeadingMarkupMapping(maxLevel: options.maxLevel)), .editor(HeadingExtension()), .theme(HeadingAttributes.themeContribution)])
     }
 }

@@ -1,7 +1,7 @@
 import QuireEditor
 import QuireMarkup
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// Horizontal rules: Lexical's `horizontalrule`, a block decorator with no fields of its own. In
@@ -80,11 +80,9 @@ public enum HorizontalRuleCommands {
 public struct HorizontalRuleCommandsExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        [editor.registerCommand(HorizontalRuleCommands.insertHorizontalRule) { _, editor in
-            guard editor.read({ $0.selection != nil }) else { return false }
-            try editor.update { try $0.insertHorizontalRule() }
-            return true
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        [try registrar.registerEdit(HorizontalRuleCommands.insertHorizontalRule, when: { $0.selection != nil }) { state, _ throws(ModelError) in
+            try state.insertHorizontalRule()
         }]
     }
 }
@@ -103,16 +101,9 @@ public enum HorizontalRuleTheme {
     public static let contribution = ThemeContribution(nodeTypes: [HorizontalRuleNodePlugin.type: [Keys.rule: true]])
 }
 
-/// The horizontal rule's markup mapping: a thematic break.
-public struct HorizontalRuleMarkupMapping: MarkupNodeMapping {
-    public init() {}
-    public var nodeType: NodeType { HorizontalRuleNodePlugin.type }
-
-    public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
-        intent == .block(.thematicBreak) ? [:] : nil
-    }
-
-    public func intent(of node: Node) -> MarkupIntent { .block(.thematicBreak) }
+extension HorizontalRuleNodePlugin {
+    /// The horizontal rule's markup mapping: a thematic break.
+    public static let markupMapping = FixedIntentMapping(type, intent: .block(.thematicBreak))
 }
 
 extension PluginDescriptor {
@@ -121,6 +112,7 @@ extension PluginDescriptor {
     public static let horizontalRule = PluginDescriptor(
         name: "horizontalrule", summary: "Horizontal rules (Lexical `horizontalrule`)", options: NoOptions.self
     ) { _ in
-        ([HorizontalRuleNodePlugin()], [HorizontalRuleMarkupMapping(), HorizontalRuleCommandsExtension(), HorizontalRuleTheme.contribution])
+        ([HorizontalRuleNodePlugin()],
+         [.markupMapping(HorizontalRuleNodePlugin.markupMapping), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
     }
 }

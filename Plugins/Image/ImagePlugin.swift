@@ -40,5 +40,5 @@ extension PluginDescriptor {
     /// The image plugin, selected as `image`.
     public static let image = PluginDescriptor(
         name: "image", summary: "Images as inline attachments (Lexical `image`)", options: NoOptions.self
-    ) { _ in ([ImageNodePlugin()], [ImageMarkupMapping()]) }
+    ) { _ in ([ImageNodePlugin()], [.markupMapping(ImageMarkupMapping())]) }
 }

@@ -1,6 +1,6 @@
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// The link plugin's commands.
@@ -8,17 +8,17 @@ public enum LinkCommands {
     /// Lexical's `TOGGLE_LINK_COMMAND`: links the selection with the attributes, or unlinks it
     /// with nil (``EditorState/toggleLink(_:)``), in one `Editor.update`. Handled whenever there is
     /// a selection; a refused edit throws from `dispatch` and changes nothing.
-    public static let toggleLink = CommandType<LinkAttributes?>("link.toggle") { json in
+    public static let toggleLink = CommandType<LinkAttributes?>("link.toggle") { (json) throws(EditorError) in
         switch json {
         case .null: return nil
         case .object(let object):
             guard let url = object["url"]?.stringValue else {
-                throw EditorError.invalidPayload(command: "link.toggle", reason: "expected null or {\"url\": String, \"rel\", \"target\", \"title\"}")
+                throw .invalidPayload(command: "link.toggle", reason: "expected null or {\"url\": String, \"rel\", \"target\", \"title\"}")
             }
             return LinkAttributes(url: url, rel: object["rel"].map { $0.stringValue } ?? "noreferrer",
                                   target: object["target"]?.stringValue, title: object["title"]?.stringValue)
         default:
-            throw EditorError.invalidPayload(command: "link.toggle", reason: "expected null or an object, not \(json.typeName)")
+            throw .invalidPayload(command: "link.toggle", reason: "expected null or an object, not \(json.typeName)")
         }
     }
 }
@@ -27,12 +27,8 @@ public enum LinkCommands {
 public struct LinkCommandsExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        [editor.registerCommand(LinkCommands.toggleLink) { attributes, editor in
-            guard editor.read({ $0.selection != nil }) else { return false }
-            try editor.update { try $0.toggleLink(attributes) }
-            return true
-        }]
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        [try registrar.registerEdit(LinkCommands.toggleLink, when: { $0.selection != nil }) { state, attributes throws(ModelError) in try state.toggleLink(attributes) }]
     }
 }
 

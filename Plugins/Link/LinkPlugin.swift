@@ -1,5 +1,7 @@
+import QuireEditor
 import QuireMarkup
 import QuireModel
+import QuireStyle
 
 /// Links: Lexical's `link`, an inline element around text, with `url` (required), `rel`, `target`
 /// and `title` (strings or null).
@@ -49,5 +51,5 @@ extension PluginDescriptor {
     /// ``LinkCommandsExtension`` (toggle link) and the ``LinkTheme`` contribution.
     public static let link = PluginDescriptor(
         name: "link", summary: "Links (Lexical `link`)", options: NoOptions.self
-    ) { _ in ([LinkNodePlugin()], [LinkMarkupMapping(), LinkCommandsExtension(), LinkTheme.contribution]) }
+    ) { _ in ([LinkNodePlugin()], [.markupMapping(LinkMarkupMapping()), .editor(LinkCommandsExtension()), .theme(LinkTheme.contribution)]) }
 }

@@ -133,11 +133,7 @@ extension EditorState {
     /// - Complexity: O(selected items · (depth + items renumbered + items of a merged nested list)).
     @discardableResult
     public mutating func indentListItems() throws(ModelError) -> Bool {
-        var attempt = self
-        let items = try attempt.selectedListItems()
-        for item in items { try attempt.indentListItem(item) }
-        self = attempt
-        return !items.isEmpty
+        try changeSelectedListItemsIndent(outdent: false)
     }
 
     /// Outdents every selected nested list item one level (Shift-Tab). Returns whether the
@@ -146,9 +142,16 @@ extension EditorState {
     /// - Complexity: O(selected items · (depth + following siblings + items renumbered)).
     @discardableResult
     public mutating func outdentListItems() throws(ModelError) -> Bool {
+        try changeSelectedListItemsIndent(outdent: true)
+    }
+
+    /// Indents or outdents every selected list item, all or nothing.
+    private mutating func changeSelectedListItemsIndent(outdent: Bool) throws(ModelError) -> Bool {
         var attempt = self
         let items = try attempt.selectedListItems()
-        for item in items { try attempt.outdentListItem(item) }
+        for item in items {
+            if outdent { try attempt.outdentListItem(item) } else { try attempt.indentListItem(item) }
+        }
         self = attempt
         return !items.isEmpty
     }

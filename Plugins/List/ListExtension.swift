@@ -1,6 +1,6 @@
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// The list commands (Lexical's `INSERT_*_LIST_COMMAND`, `REMOVE_LIST_COMMAND`,
@@ -8,29 +8,29 @@ import QuireTextStorage
 /// `.low` priority, as Lexical registers its list commands.
 public enum ListCommands {
     /// Turns the selected blocks into items of a list of the type (`EditorState.insertList`).
-    public static let insertList = CommandType<ListType>.scriptable("insertList")
+    public static let insertList = CommandType<ListType>.scriptable("list.insert", aliases: ["insertList"])
     /// Removes the lists when the selection is all in lists of the type, else inserts one
     /// (`EditorState.toggleList`).
-    public static let toggleList = CommandType<ListType>.scriptable("toggleList")
+    public static let toggleList = CommandType<ListType>.scriptable("list.toggle", aliases: ["toggleList"])
     /// Turns the lists holding the selection back into paragraphs (`EditorState.removeList`).
-    public static let removeList = CommandType<Void>.scriptable("removeList")
+    public static let removeList = CommandType<Void>.scriptable("list.remove", aliases: ["removeList"])
     /// Indents the selected list items (`EditorState.indentListItems`); not handled (false) when
     /// the selection holds no list item.
-    public static let indent = CommandType<Void>.scriptable("indentListItem")
+    public static let indent = CommandType<Void>.scriptable("list.indent", aliases: ["indentListItem"])
     /// Outdents the selected list items (`EditorState.outdentListItems`); not handled (false)
     /// when the selection holds no list item.
-    public static let outdent = CommandType<Void>.scriptable("outdentListItem")
+    public static let outdent = CommandType<Void>.scriptable("list.outdent", aliases: ["outdentListItem"])
     /// Toggles the check box of the given item, or of the selected check-list items for nil
     /// (`EditorState.toggleListItemChecked`).
-    public static let toggleChecked = CommandType<NodeKey?>("toggleListItemChecked") { json in
+    public static let toggleChecked = CommandType<NodeKey?>("list.toggleChecked", aliases: ["toggleListItemChecked"]) { (json) throws(EditorError) in
         switch json {
         case .null: return nil
         case .number(let number) where number.isInteger: return json.intValue.map(NodeKey.init)
-        default: throw EditorError.invalidPayload(command: "toggleListItemChecked", reason: "expected a node key or null, not \(json.typeName)")
+        default: throw .invalidPayload(command: "list.toggleChecked", reason: "expected a node key or null, not \(json.typeName)")
         }
     }
     /// Sets where the numbered list at the selection starts counting (`EditorState.setListStart`).
-    public static let setStart = CommandType<Int>.scriptable("setListStart")
+    public static let setStart = CommandType<Int>.scriptable("list.setStart", aliases: ["setListStart"])
 }
 
 /// What the list plugin adds to an editor: the `ListCommands` handlers, Tab and Shift-Tab in list
@@ -47,58 +47,30 @@ public enum ListCommands {
 public struct ListExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        [
-            editor.registerCommand(ListCommands.insertList, priority: .low) { type, editor in
-                try editor.update { try $0.insertList(type) }
-                return true
-            },
-            editor.registerCommand(ListCommands.toggleList, priority: .low) { type, editor in
-                try editor.update { try $0.toggleList(type) }
-                return true
-            },
-            editor.registerCommand(ListCommands.removeList, priority: .low) { _, editor in
-                try editor.update { try $0.removeList() }
-                return true
-            },
-            editor.registerCommand(ListCommands.indent, priority: .low) { _, editor in
-                try Self.changeIndent(outdent: false, in: editor)
-            },
-            editor.registerCommand(ListCommands.outdent, priority: .low) { _, editor in
-                try Self.changeIndent(outdent: true, in: editor)
-            },
-            editor.registerCommand(ListCommands.toggleChecked, priority: .low) { item, editor in
-                try editor.update { try $0.toggleListItemChecked(item) }
-                return true
-            },
-            editor.registerCommand(ListCommands.setStart, priority: .low) { start, editor in
-                try editor.update { try $0.setListStart(start) }
-                return true
-            },
-            editor.registerCommand(Commands.keyTab, priority: .normal) { shift, editor in
-                try Self.changeIndent(outdent: shift, in: editor)
-            },
-            editor.registerNodeTransform(ListItemNodePlugin.type, batch: { state, items in
-                try state.normalizeListItems(afterWriting: items)
-            }),
-            editor.registerNodeTransform(ListNodePlugin.type) { state, list in
-                try state.normalizeList(list)
-            },
-        ]
-    }
-
-    /// Indents or outdents the selected list items; false (not handled) when the selection holds
-    /// none, so that Tab falls through to the text view.
-    static func changeIndent(outdent: Bool, in editor: Editor) throws -> Bool {
-        let inList = try editor.read { state throws(ModelError) -> Bool in
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        // Indent and outdent are not handled without list items, so that Tab reaches the view.
+        let inList = { (state: EditorState) throws(ModelError) -> Bool in
             guard state.selection != nil else { return false }
             return try !state.selectedListItems().isEmpty
         }
-        guard inList else { return false }
-        try editor.update { state in
-            if outdent { try state.outdentListItems() } else { try state.indentListItems() }
-        }
-        return true
+        return [
+            try registrar.registerEdit(ListCommands.insertList, priority: .low) { state, type throws(ModelError) in try state.insertList(type) },
+            try registrar.registerEdit(ListCommands.toggleList, priority: .low) { state, type throws(ModelError) in try state.toggleList(type) },
+            try registrar.registerEdit(ListCommands.removeList, priority: .low) { state, _ throws(ModelError) in try state.removeList() },
+            try registrar.registerEdit(ListCommands.indent, priority: .low, when: inList) { state, _ throws(ModelError) in try state.indentListItems() },
+            try registrar.registerEdit(ListCommands.outdent, priority: .low, when: inList) { state, _ throws(ModelError) in try state.outdentListItems() },
+            try registrar.registerEdit(ListCommands.toggleChecked, priority: .low) { state, item throws(ModelError) in try state.toggleListItemChecked(item) },
+            try registrar.registerEdit(ListCommands.setStart, priority: .low) { state, start throws(ModelError) in try state.setListStart(start) },
+            try registrar.registerEdit(Commands.keyTab, priority: .normal, when: inList) { state, shift throws(ModelError) in
+                if shift { try state.outdentListItems() } else { try state.indentListItems() }
+            },
+            registrar.registerNodeTransform(ListItemNodePlugin.type, batch: { state, items throws(ModelError) in
+                try state.normalizeListItems(afterWriting: items)
+            }),
+            registrar.registerNodeTransform(ListNodePlugin.type) { state, list throws(ModelError) in
+                try state.normalizeList(list)
+            },
+        ]
     }
 }
 
@@ -127,7 +99,7 @@ public enum ListAttributes {
     public static let itemChecked = AttributeKey("quire.listItemChecked")
 
     /// The list plugin's theme entries; `Theme.including(_:)` adds them from a configuration's
-    /// extensions.
+    /// contributions.
     public static let themeContribution = ThemeContribution(nodeStyles: [
         ListNodePlugin.type: { node in [listType: .string(ListNodePlugin.listType(of: node).rawValue)] },
         ListItemNodePlugin.type: { node in

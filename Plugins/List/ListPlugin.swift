@@ -1,5 +1,7 @@
+import QuireEditor
 import QuireMarkup
 import QuireModel
+import QuireStyle
 
 /// The kind of a Lexical list (`listType`).
 public enum ListType: String, Hashable, Sendable, CaseIterable {
@@ -149,6 +151,7 @@ extension PluginDescriptor {
         name: "list", summary: "Bullet, numbered and check lists, nested (Lexical `list`, `listitem`)", options: NoOptions.self
     ) { _ in
         ([ListNodePlugin(), ListItemNodePlugin()],
-         [ListMarkupMapping(), ListItemMarkupMapping(), ListExtension(), ListAttributes.themeContribution])
+         [.markupMapping(ListMarkupMapping()), .markupMapping(ListItemMarkupMapping()), .editor(ListExtension()),
+          .theme(ListAttributes.themeContribution)])
     }
 }

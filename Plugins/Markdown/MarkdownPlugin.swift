@@ -43,10 +43,10 @@ public struct MarkdownConverter: Sendable {
     /// The registry documents are built with.
     public let registry: NodeRegistry
 
-    /// A converter for `registry` with the mappings among `extensions` (a configuration's).
-    public init(registry: NodeRegistry, extensions: [any Sendable]) {
+    /// A converter for `registry` with the mappings among `contributions` (a configuration's).
+    public init(registry: NodeRegistry, contributions: [PluginContribution]) {
         self.registry = registry
-        self.mappings = MarkupMappings(extensions: extensions)
+        self.mappings = MarkupMappings(contributions: contributions)
     }
 
     /// A converter with explicit mappings.
@@ -75,6 +75,6 @@ extension PluginDescriptor {
     public static let markdown = PluginDescriptor(
         name: "markdown", summary: "Markdown (CommonMark + GFM) through cmark-gfm", options: NoOptions.self
     ) { _ in
-        ([], [MarkdownFormat()])
+        ([], [.markupParser(MarkdownFormat()), .markupSerializer(MarkdownFormat())])
     }
 }

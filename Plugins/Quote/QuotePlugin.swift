@@ -1,6 +1,7 @@
 import QuireEditor
+import QuireMarkup
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// Block quotes: Lexical's `quote` node, a block of inline content.
@@ -46,18 +47,15 @@ extension EditorState {
 public enum QuoteCommands {
     /// Makes the selected blocks quotes, or paragraphs when they already are
     /// (`EditorState.toggleQuote`).
-    public static let toggleQuote = CommandType<Void>.scriptable("toggleQuote")
+    public static let toggleQuote = CommandType<Void>.scriptable("quote.toggle", aliases: ["toggleQuote"])
 }
 
 /// What the quote plugin adds to an editor: the `QuoteCommands` handler.
 public struct QuoteExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        [editor.registerCommand(QuoteCommands.toggleQuote, priority: .low) { _, editor in
-            try editor.update { try $0.toggleQuote() }
-            return true
-        }]
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        [try registrar.registerEdit(QuoteCommands.toggleQuote, priority: .low) { state, _ throws(ModelError) in try state.toggleQuote() }]
     }
 }
 
@@ -75,5 +73,5 @@ extension PluginDescriptor {
     /// The quote plugin, selected as `quote`; it has no options.
     public static let quote = PluginDescriptor(
         name: "quote", summary: "Block quotes (Lexical `quote`)", options: NoOptions.self
-    ) { _ in ([QuoteNodePlugin()], [QuoteMarkupMapping(), QuoteExtension(), QuoteAttributes.themeContribution]) }
+    ) { _ in ([QuoteNodePlugin()], [.markupMapping(QuoteNodePlugin.markupMapping), .editor(QuoteExtension()), .theme(QuoteAttributes.themeContribution)]) }
 }

@@ -64,13 +64,15 @@ extension TableCellRange {
 }
 
 /// The table plugin's commands. Each handler runs the `EditorState` function of the same name in
-/// one `Editor.update` (one undo step); the ones acting at the selection return false (not
-/// handled) when the selection is not in a table cell. A refused operation throws its
-/// `TableError` from `dispatch` and changes nothing.
+/// one update (one undo step); the ones acting at the selection return false (not handled)
+/// when the selection is not in a table cell. A refused operation throws from `dispatch` and
+/// changes nothing: `EditorError.model` for a model failure or a table that is not a proper grid,
+/// `.invalidPayload` naming the command and the `TableError` for the rest
+/// (``TableError/editorError(command:)``).
 public enum TableCommands {
     /// Inserts a table at the selection (``EditorState/insertTable(rows:columns:headers:)``);
     /// not handled inside a table (no nested tables).
-    public static let insertTable = CommandType<InsertTableOptions>("table.insertTable") { json in try InsertTableOptions(json: json) }
+    public static let insertTable = CommandType<InsertTableOptions>("table.insertTable") { (json) throws(EditorError) in try InsertTableOptions(json: json) }
     /// Inserts a row above the selected cells.
     public static let insertRowAbove = CommandType<Void>.scriptable("table.insertRowAbove")
     /// Inserts a row below the selected cells.
@@ -85,9 +87,24 @@ public enum TableCommands {
     public static let deleteColumns = CommandType<Void>.scriptable("table.deleteColumns")
     /// Merges the rectangle between the selection's anchor and focus cells (nil payload), or the
     /// given grid rectangle.
-    public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells") { json in json == .null ? nil : try TableCellRange(json: json) }
+    public static let mergeCells = CommandType<TableCellRange?>("table.mergeCells") { (json) throws(EditorError) in
+        json == .null ? nil : try TableCellRange(json: json)
+    }
     /// Unmerges the cell holding the selection's focus.
     public static let unmergeCell = CommandType<Void>.scriptable("table.unmergeCell")
+}
+
+extension TableError {
+    /// The editor error `command` throws for this refusal: a model failure stays one, a table
+    /// that is not a proper grid is an invalid `table` node, and the rest (dimensions, grid
+    /// coordinates, a selection in two tables …) is input the command refuses.
+    public func editorError(command: String) -> EditorError {
+        switch self {
+        case .model(let error): .model(error)
+        case .invalidTable: .model(.invalidNode(type: TableNodePlugin.type, reason: NodeValidationError(message: description)))
+        default: .invalidPayload(command: command, reason: description)
+        }
+    }
 }
 
 /// Registers the table commands and Tab / Shift-Tab between cells (at `.high` priority, handled
@@ -95,57 +112,50 @@ public enum TableCommands {
 public struct TableCommandsExtension: EditorExtension {
     public init() {}
 
-    public func register(on editor: Editor) -> [ListenerToken] {
-        func atSelection(_ command: CommandType<Void>, _ body: @escaping (inout EditorState) throws -> Void) -> ListenerToken {
-            editor.registerCommand(command) { _, editor in
-                guard Self.selectionIsInTableCell(editor) else { return false }
-                try editor.update { try body(&$0) }
-                return true
-            }
+    public func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+        func inCell<Payload>(
+            _ command: CommandType<Payload>, priority: CommandPriority = .normal, _ body: @escaping (inout EditorState, Payload) throws(TableError) -> Void
+        ) throws(EditorError) -> ListenerToken {
+            try registrar.registerEdit(command, priority: priority, when: Self.selectionIsInTableCell,
+                                       failure: { $0.editorError(command: command.name) }, body)
         }
         return [
-            editor.registerCommand(TableCommands.insertTable) { options, editor in
-                guard !Self.selectionIsInTable(editor) else { return false }
-                try editor.update { try $0.insertTable(rows: options.rows, columns: options.columns, headers: options.headers) }
+            try registrar.registerEdit(TableCommands.insertTable, when: { !Self.selectionIsInTable($0) },
+                                       failure: { $0.editorError(command: TableCommands.insertTable.name) }) { state, options throws(TableError) in
+                try state.insertTable(rows: options.rows, columns: options.columns, headers: options.headers)
+            },
+            try inCell(TableCommands.insertRowAbove) { state, _ throws(TableError) in try state.insertTableRow(below: false) },
+            try inCell(TableCommands.insertRowBelow) { state, _ throws(TableError) in try state.insertTableRow(below: true) },
+            try inCell(TableCommands.insertColumnBefore) { state, _ throws(TableError) in try state.insertTableColumn(after: false) },
+            try inCell(TableCommands.insertColumnAfter) { state, _ throws(TableError) in try state.insertTableColumn(after: true) },
+            try inCell(TableCommands.deleteRows) { state, _ throws(TableError) in try state.deleteTableRows() },
+            try inCell(TableCommands.deleteColumns) { state, _ throws(TableError) in try state.deleteTableColumns() },
+            try inCell(TableCommands.unmergeCell) { state, _ throws(TableError) in try state.unmergeTableCell() },
+            // A given rectangle names its table; without one the selection must be in a cell.
+            try registrar.registerCommand(TableCommands.mergeCells) { range, context throws(EditorError) in
+                guard range != nil || Self.selectionIsInTableCell(context.currentState) else { return false }
+                try context.update(tag: nil, { (state) throws(TableError) in
+                    if let range {
+                        try state.mergeTableCells(in: range.table, rows: range.rows, columns: range.columns)
+                    } else {
+                        try state.mergeTableCells()
+                    }
+                }, failure: { $0.editorError(command: TableCommands.mergeCells.name) })
                 return true
             },
-            atSelection(TableCommands.insertRowAbove) { try $0.insertTableRow(below: false) },
-            atSelection(TableCommands.insertRowBelow) { try $0.insertTableRow(below: true) },
-            atSelection(TableCommands.insertColumnBefore) { try $0.insertTableColumn(after: false) },
-            atSelection(TableCommands.insertColumnAfter) { try $0.insertTableColumn(after: true) },
-            atSelection(TableCommands.deleteRows) { try $0.deleteTableRows() },
-            atSelection(TableCommands.deleteColumns) { try $0.deleteTableColumns() },
-            atSelection(TableCommands.unmergeCell) { try $0.unmergeTableCell() },
-            editor.registerCommand(TableCommands.mergeCells) { range, editor in
-                if let range {
-                    try editor.update { try $0.mergeTableCells(in: range.table, rows: range.rows, columns: range.columns) }
-                    return true
-                }
-                guard Self.selectionIsInTableCell(editor) else { return false }
-                try editor.update { try $0.mergeTableCells() }
-                return true
-            },
-            editor.registerCommand(Commands.keyTab, priority: .high) { shift, editor in
-                guard Self.selectionIsInTableCell(editor) else { return false }
-                try editor.update { try $0.selectAdjacentTableCell(backward: shift) }
-                return true
-            },
+            try inCell(Commands.keyTab, priority: .high) { state, shift throws(TableError) in try state.selectAdjacentTableCell(backward: shift) },
         ]
     }
 
     /// Whether the selection's focus is anywhere in a table (a cell, or an empty row).
-    static func selectionIsInTable(_ editor: Editor) -> Bool {
-        editor.read { state in
-            guard let focus = state.selection?.focus else { return false }
-            return ([focus.key] + state.ancestors(of: focus.key)).contains { state[$0]?.type == TableNodePlugin.type }
-        }
+    static func selectionIsInTable(_ state: EditorState) -> Bool {
+        guard let focus = state.selection?.focus else { return false }
+        return ([focus.key] + state.ancestors(of: focus.key)).contains { state[$0]?.type == TableNodePlugin.type }
     }
 
     /// Whether the selection's focus is in a cell of a table.
-    static func selectionIsInTableCell(_ editor: Editor) -> Bool {
-        editor.read { state in
-            guard let focus = state.selection?.focus, let cell = state.tableCell(containing: focus.key) else { return false }
-            return state.table(ofCell: cell) != nil
-        }
+    static func selectionIsInTableCell(_ state: EditorState) -> Bool {
+        guard let focus = state.selection?.focus, let cell = state.tableCell(containing: focus.key) else { return false }
+        return state.table(ofCell: cell) != nil
     }
 }

@@ -1,5 +1,7 @@
+import QuireEditor
 import QuireMarkup
 import QuireModel
+import QuireStyle
 
 /// Lexical's header states of a table cell (`headerState`), a bitmask: 0 none, 1 row, 2 column,
 /// 3 both.
@@ -193,6 +195,7 @@ extension PluginDescriptor {
         name: "table", summary: "Tables with header states and spans (Lexical `table`, `tablerow`, `tablecell`)", options: NoOptions.self
     ) { _ in
         ([TableNodePlugin(), TableRowNodePlugin(), TableCellNodePlugin()],
-         [TableMarkupMapping(), TableRowMarkupMapping(), TableCellMarkupMapping(), TableCommandsExtension(), TableTheme.contribution])
+         [.markupMapping(TableMarkupMapping()), .markupMapping(TableRowMarkupMapping()), .markupMapping(TableCellMarkupMapping()),
+          .editor(TableCommandsExtension()), .theme(TableTheme.contribution)])
     }
 }

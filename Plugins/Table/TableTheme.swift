@@ -1,5 +1,5 @@
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 /// The attributes the table plugin gives its nodes, so that a view can draw a grid: every

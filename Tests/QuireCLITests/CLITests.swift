@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Testing
 
 /// Runs the built `quire` executable, as a user would.
@@ -54,9 +55,9 @@ struct QuireProcess {
         let source = try String(contentsOf: QuireProcess.repositoryRoot.appendingPathComponent(sample), encoding: .utf8)
         let result = try QuireProcess.run(["export", "-"], stdin: source)
         #expect(result.status == 0)
-        let exported = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? NSDictionary
-        let original = try JSONSerialization.jsonObject(with: Data(source.utf8)) as? NSDictionary
-        #expect(exported != nil && exported == original)
+        let exported = try JSONParser.parse(result.stdout)
+        let original = try JSONParser.parse(source)
+        #expect(exported.objectValue != nil && exported == original)
     }
 
     @Test func checkReportsErrorsWithTheirPath() throws {
@@ -111,12 +112,13 @@ struct QuireProcess {
 }
 
 @Suite struct EditScriptCLITests {
-    func run(_ steps: [String], document: String? = nil) throws -> (QuireProcess.Result, [String: Any]?) {
+    func run(_ steps: [String], document: String? = nil) throws -> (QuireProcess.Result, JSONObject?) {
         var arguments = ["edit-script", "-"]
         if let document { arguments += ["--document", document] }
         let result = try QuireProcess.run(arguments, stdin: steps.joined(separator: "\n") + "\n")
-        let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        return (result, object)
+        // A failed run prints nothing on standard output; its status and stderr are what the tests check.
+        guard result.status == 0 else { return (result, nil) }
+        return (result, try JSONParser.parse(result.stdout).objectValue)
     }
 
     @Test func typingScenario() throws {
@@ -126,9 +128,9 @@ struct QuireProcess {
             #"{"op":"select","start":17,"end":17}"#, #"{"op":"type","text":"T"}"#,
         ])
         #expect(result.status == 0)
-        #expect(output?["text"] as? String == "1\nHello World! WeTlcome to Lexical iOS!")
-        #expect(output?["selection"] as? [Int] == [18, 18])
-        #expect((output?["state"] as? [String: Any])?["root"] != nil)
+        #expect(output?["text"]?.stringValue == "1\nHello World! WeTlcome to Lexical iOS!")
+        #expect(output?["selection"]?.arrayValue?.map(\.intValue) == [18, 18])
+        #expect(output?["state"]?.objectValue?["root"] != nil)
     }
 
     @Test func deletingAcrossParagraphsAndUndo() throws {
@@ -137,12 +139,12 @@ struct QuireProcess {
             #"{"op":"select","start":5,"end":14}"#, #"{"op":"backspace"}"#,
         ])
         #expect(result.status == 0)
-        #expect(output?["text"] as? String == "Hellore's para 2")
+        #expect(output?["text"]?.stringValue == "Hellore's para 2")
         let (_, undone) = try run([
             #"{"op":"type","text":"Hello"}"#, #"{"op":"select","start":0,"end":5}"#, #"{"op":"format","format":"bold"}"#,
             #"{"op":"undo"}"#, #"{"op":"redo"}"#, #"{"op":"command","name":"insertLineBreak","payload":false}"#,
         ])
-        #expect(undone?["text"] as? String == "\n")
+        #expect(undone?["text"]?.stringValue == "\n")
     }
 
     @Test func pluginCommandsByName() throws {
@@ -152,16 +154,47 @@ struct QuireProcess {
             #"{"op":"select","start":0,"end":0}"#, #"{"op":"command","name":"setHeading","payload":"h2"}"#,
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(output?["text"] as? String == "Title\nfirst\nsecond")
-        let children = ((output?["state"] as? [String: Any])?["root"] as? [String: Any])?["children"] as? [[String: Any]]
-        #expect(children?.map { $0["type"] as? String } == ["heading", "list"])
-        #expect(children?.first?["tag"] as? String == "h2")
-        let items = children?.last?["children"] as? [[String: Any]]
-        #expect(items?.map { $0["value"] as? Int } == [1, 2])
+        #expect(output?["text"]?.stringValue == "Title\nfirst\nsecond")
+        let children = output?["state"]?.objectValue?["root"]?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue)
+        #expect(children?.map { $0["type"]?.stringValue } == ["heading", "list"])
+        #expect(children?.first?["tag"]?.stringValue == "h2")
+        let items = children?.last?["children"]?.arrayValue?.compactMap(\.objectValue)
+        #expect(items?.map { $0["value"]?.intValue } == [1, 2])
 
         let (rejected, _) = try run([#"{"op":"command","name":"insertList","payload":"zigzag"}"#])
         #expect(rejected.status != 0)
-        #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("insertList"))
+        #expect(rejected.stderr.contains("line 1") && rejected.stderr.contains("list.insert"), "the canonical name, whichever was used")
+
+        // The canonical names do the same as the old ones above.
+        let (canonical, same) = try run([
+            #"{"op":"type","text":"Title\nfirst\nsecond"}"#,
+            #"{"op":"select","start":6,"end":12}"#, #"{"op":"command","name":"list.insert","payload":"number"}"#,
+            #"{"op":"select","start":0,"end":0}"#, #"{"op":"command","name":"heading.set","payload":"h2"}"#,
+            #"{"op":"command","name":"editor.undo"}"#, #"{"op":"command","name":"editor.redo"}"#,
+        ])
+        #expect(canonical.status == 0, "\(canonical.stderr)")
+        let sameChildren = same?["state"]?.objectValue?["root"]?.objectValue?["children"]?.arrayValue?.compactMap(\.objectValue)
+        #expect(sameChildren?.map { $0["type"]?.stringValue } == ["heading", "list"])
+    }
+
+    @Test func transactionsListWhatEachCommitDid() throws {
+        let steps = [#"{"op":"type","text":"Hi"}"#, #"{"op":"select","start":0,"end":2}"#, #"{"op":"format","format":"bold"}"#, #"{"op":"undo"}"#]
+        let result = try QuireProcess.run(["edit-script", "-", "--transactions"], stdin: steps.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let transactions = try #require(output["transactions"] as? [[String: Any]])
+        #expect(transactions.map { $0["origin"] as? String } == ["local", "local", "local", "undo"])
+        #expect(transactions.map { $0["tag"] as? String } == ["typing", nil, nil, nil])
+        let kinds = transactions.map { ($0["operations"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String } }
+        #expect(kinds[0] == ["createNode", "insertNode", "select"])
+        #expect(kinds[1] == ["select"])
+        #expect(kinds[2].contains("setFormat"))
+        #expect(kinds[3].contains("setFormat"))
+        let insert = try #require((transactions[0]["operations"] as? [[String: Any]])?[1])
+        #expect(insert["index"] as? Int == 0)
+        // Without the flag, no transactions.
+        let (_, plain) = try run(steps)
+        #expect(plain?["transactions"] == nil)
     }
 
     @Test func compositionThroughTheScript() throws {
@@ -170,8 +203,8 @@ struct QuireProcess {
             #"{"op":"mark","text":"각","selStart":1,"selEnd":1}"#, #"{"op":"unmark"}"#,
         ])
         #expect(result.status == 0)
-        #expect(output?["text"] as? String == "각")
-        #expect(output?["selection"] as? [Int] == [1, 1])
+        #expect(output?["text"]?.stringValue == "각")
+        #expect(output?["selection"]?.arrayValue?.map(\.intValue) == [1, 1])
     }
 
     @Test func aBadStepNamesItsLine() throws {
@@ -187,6 +220,6 @@ struct QuireProcess {
     @Test func startsFromADocument() throws {
         let (result, output) = try run([#"{"op":"select","start":5,"end":5}"#, #"{"op":"type","text":"!"}"#], document: "Examples/documents/sample.json")
         #expect(result.status == 0)
-        #expect((output?["text"] as? String)?.hasPrefix("Quire!\nhello world") == true)
+        #expect(output?["text"]?.stringValue?.hasPrefix("Quire!\nhello world") == true)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Testing
 
 /// `quire crdt merge` and `quire crdt export` with Loro's binary formats and Quire's own.
@@ -7,10 +8,9 @@ import Testing
     static let inputs = ["sample-updates.bin", "sample-snapshot.bin"].map { directory + $0 }
 
     /// The deep value Loro read back from the binary fixtures (written by Tests/Interop/make_fixtures.py).
-    static func expectedDeep() throws -> NSObject? {
+    static func expectedDeep() throws -> JSONValue? {
         let url = QuireProcess.repositoryRoot.appendingPathComponent(directory + "sample-expected.json")
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-        return object?["deep"] as? NSObject
+        return try JSONParser.parse(Data(contentsOf: url)).objectValue?["deep"]
     }
 
     static func temporaryFile() -> URL {

@@ -1,19 +1,19 @@
 import Foundation
+import QuireJSON
 import Testing
 
 /// `quire crdt merge` and `quire crdt export` with Loro's JSON updates.
 @Suite struct CRDTCommandTests {
     static let fixture = "Tests/Fixtures/loro-json/sample-updates.json"
 
-    static func json(_ text: String) throws -> NSObject? {
-        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? NSObject
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(text)
     }
 
     /// The deep value Loro read back from the fixture (written by Tests/Interop/make_fixtures.py).
-    static func expectedDeep() throws -> NSObject? {
+    static func expectedDeep() throws -> JSONValue? {
         let url = QuireProcess.repositoryRoot.appendingPathComponent("Tests/Fixtures/loro-json/sample-expected.json")
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-        return object?["deep"] as? NSObject
+        return try JSONParser.parse(Data(contentsOf: url)).objectValue?["deep"]
     }
 
     @Test func mergePrintsTheDeepValueLoroReads() throws {
@@ -60,7 +60,7 @@ import Testing
 
     /// The deep value of a real Loro document after the Python statement `load` (which reads
     /// `sys.argv[1]` or standard input), as JSON objects.
-    static func loroDeepValue(load: String, arguments: [String] = [], stdin: String? = nil) throws -> NSObject? {
+    static func loroDeepValue(load: String, arguments: [String] = [], stdin: String? = nil) throws -> JSONValue {
         let script = """
         import json, sys, loro
         doc = loro.LoroDoc()

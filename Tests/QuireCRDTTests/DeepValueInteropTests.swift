@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Testing
 @testable import QuireCRDT
 
@@ -68,15 +69,15 @@ struct DeepValueInteropTests {
             ["op": "counter", "value": 1, "container": "c"],
             ["op": "counter", "value": -1, "container": "c"],
             ["op": "map_text", "key": "empty", "container": "n"],
-            ["op": "tree_create", "parent": NSNull(), "index": NSNull(), "container": "tr"],
-            ["op": "tree_create", "parent": NSNull(), "index": NSNull(), "container": "tr"],
+            ["op": "tree_create", "parent": .null, "index": .null, "container": "tr"],
+            ["op": "tree_create", "parent": .null, "index": .null, "container": "tr"],
         ])
-        let ids = created["ids"] as? [String] ?? []
+        let ids = created["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
         try loro.edit("a", [
-            ["op": "tree_create", "parent": ids[0], "index": NSNull(), "container": "tr"],
-            ["op": "tree_meta", "node": ids[1], "key": "type", "value": "p", "container": "tr"],
-            ["op": "tree_meta_delete", "node": ids[1], "key": "type", "container": "tr"],
-            ["op": "tree_delete", "node": ids[0], "container": "tr"],
+            ["op": "tree_create", "parent": .string(ids[0]), "index": .null, "container": "tr"],
+            ["op": "tree_meta", "node": .string(ids[1]), "key": "type", "value": "p", "container": "tr"],
+            ["op": "tree_meta_delete", "node": .string(ids[1]), "key": "type", "container": "tr"],
+            ["op": "tree_delete", "node": .string(ids[0]), "container": "tr"],
             // A container Loro only got a handle of: its snapshot lists it (its updates do not).
             ["op": "insert", "text": "", "pos": 0, "container": "handle"],
         ])

@@ -85,13 +85,13 @@ struct LoroInteropTests {
             ["op": "list_insert", "pos": 0, "value": "x", "container": "items"],
             ["op": "map_set", "key": "title", "value": "Notes", "container": "meta"],
             ["op": "map_text", "key": "caption", "container": "meta"],
-            ["op": "tree_create", "parent": NSNull(), "index": NSNull(), "container": "blocks"],
-            ["op": "tree_create", "parent": NSNull(), "index": 0, "container": "blocks"],
+            ["op": "tree_create", "parent": .null, "index": .null, "container": "blocks"],
+            ["op": "tree_create", "parent": .null, "index": 0, "container": "blocks"],
         ])
-        let ids = reply["ids"] as? [String] ?? []
+        let ids = reply["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
         try loro.edit("a", [
-            ["op": "tree_meta", "node": ids[0], "key": "type", "value": "h1", "container": "blocks"],
-            ["op": "tree_move", "node": ids[1], "parent": ids[0], "index": 0, "container": "blocks"],
+            ["op": "tree_meta", "node": .string(ids[0]), "key": "type", "value": "h1", "container": "blocks"],
+            ["op": "tree_move", "node": .string(ids[1]), "parent": .string(ids[0]), "index": 0, "container": "blocks"],
         ])
         try loro.randomEdits("a", seed: 7, count: 80)
         var doc = Self.document(peer: 404)

@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Testing
 @testable import QuireCRDT
 
@@ -43,19 +44,17 @@ final class LoroPeer {
 
     /// Sends one request and returns the reply's fields; a reply with `"ok": false` throws its error.
     @discardableResult
-    func request(_ fields: [String: Any]) throws -> [String: Any] {
-        var line = try JSONSerialization.data(withJSONObject: fields)
-        line.append(0x0A)
-        try input.write(contentsOf: line)
+    func request(_ fields: JSONObject) throws -> JSONObject {
+        try input.write(contentsOf: Data(JSONWriter().bytes(.object(fields)) + [0x0A]))
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let reply = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
-                guard let object = try JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
+                guard let object = try JSONParser.parse(reply).objectValue else {
                     throw Failure(description: "a reply that is not an object")
                 }
-                guard object["ok"] as? Bool == true else {
-                    throw Failure(description: "loro peer: \(object["error"] as? String ?? "unknown error") for \(fields["cmd"] ?? "?")")
+                guard object["ok"] == true else {
+                    throw Failure(description: "loro peer: \(object["error"]?.stringValue ?? "unknown error") for \(fields["cmd"]?.stringValue ?? "?")")
                 }
                 return object
             }
@@ -67,26 +66,31 @@ final class LoroPeer {
 
     // MARK: commands
 
-    func create(_ doc: String, peer: PeerID) throws { try request(["cmd": "new", "doc": doc, "peer": String(peer)]) }
-    func drop(_ doc: String) throws { try request(["cmd": "drop", "doc": doc]) }
+    func create(_ doc: String, peer: PeerID) throws { try request(["cmd": "new", "doc": .string(doc), "peer": .string(String(peer))]) }
+    func drop(_ doc: String) throws { try request(["cmd": "drop", "doc": .string(doc)]) }
 
     @discardableResult
-    func edit(_ doc: String, _ ops: [[String: Any]]) throws -> [String: Any] { try request(["cmd": "edit", "doc": doc, "ops": ops]) }
+    func edit(_ doc: String, _ ops: [JSONValue]) throws -> JSONObject { try request(["cmd": "edit", "doc": .string(doc), "ops": .array(ops)]) }
 
     /// Random edits; with `all`, the movable list and counter too.
     func randomEdits(_ doc: String, seed: UInt64, count: Int, all: Bool = false) throws {
-        try request(["cmd": "random", "doc": doc, "seed": NSNumber(value: seed), "count": count, "all": all])
+        // The seed's 64 bits as a JSON integer (Python seeds from any integer).
+        try request([
+            "cmd": "random", "doc": .string(doc), "seed": .number(.integer(Int(truncatingIfNeeded: seed))),
+            "count": .number(.integer(count)), "all": .bool(all),
+        ])
     }
 
     func exportJSON(_ doc: String, from version: VersionVector = VersionVector()) throws -> String {
-        let from = Dictionary(uniqueKeysWithValues: version.ends.map { (String($0.key), Int($0.value)) })
-        guard let json = try request(["cmd": "export", "doc": doc, "from": from])["json"] as? String else {
+        var from = JSONObject()
+        for (peer, end) in version.ends { from[String(peer)] = .number(.integer(Int(end))) }
+        guard let json = try request(["cmd": "export", "doc": .string(doc), "from": .object(from)])["json"]?.stringValue else {
             throw Failure(description: "export returned no json")
         }
         return json
     }
 
-    func importJSON(_ doc: String, _ json: String) throws { try request(["cmd": "import", "doc": doc, "json": json]) }
+    func importJSON(_ doc: String, _ json: String) throws { try request(["cmd": "import", "doc": .string(doc), "json": .string(json)]) }
 
     /// What `export(ExportMode…)` writes.
     enum BinaryMode {
@@ -96,17 +100,19 @@ final class LoroPeer {
     }
 
     func exportBinary(_ doc: String, _ mode: BinaryMode) throws -> [UInt8] {
-        var fields: [String: Any] = ["cmd": "export_bin", "doc": doc]
+        var fields: JSONObject = ["cmd": "export_bin", "doc": .string(doc)]
         switch mode {
         case .updates(let from):
             fields["mode"] = "updates"
-            fields["from"] = Dictionary(uniqueKeysWithValues: from.ends.map { (String($0.key), Int($0.value)) })
+            var ends = JSONObject()
+            for (peer, end) in from.ends { ends[String(peer)] = .number(.integer(Int(end))) }
+            fields["from"] = .object(ends)
         case .snapshot: fields["mode"] = "snapshot"
         case .shallow(let f):
             fields["mode"] = "shallow"
-            fields["frontiers"] = f.ids.map(\.description)
+            fields["frontiers"] = .array(f.ids.map { .string($0.description) })
         }
-        guard let text = try request(fields)["bytes"] as? String, let data = Data(base64Encoded: text) else {
+        guard let text = try request(fields)["bytes"]?.stringValue, let data = Data(base64Encoded: text) else {
             throw Failure(description: "export_bin returned no bytes")
         }
         return [UInt8](data)
@@ -115,7 +121,7 @@ final class LoroPeer {
     /// Imports a binary blob; returns whether changes wait for missing dependencies.
     @discardableResult
     func importBinary(_ doc: String, _ bytes: [UInt8]) throws -> Bool {
-        try request(["cmd": "import_bin", "doc": doc, "bytes": Data(bytes).base64EncodedString()])["pending"] as? Bool ?? false
+        try request(["cmd": "import_bin", "doc": .string(doc), "bytes": .string(Data(bytes).base64EncodedString())])["pending"]?.boolValue ?? false
     }
 
     /// What a Loro document holds, as values comparable with a ``CRDTDocument``'s.
@@ -127,19 +133,23 @@ final class LoroPeer {
     }
 
     func state(_ doc: String, texts: [ContainerID]) throws -> State {
-        let reply = try request(["cmd": "state", "doc": doc, "texts": texts.map(\.description)])
-        func value(_ any: Any?) throws -> CRDTValue {
-            let data = try JSONSerialization.data(withJSONObject: any ?? NSNull(), options: [.fragmentsAllowed])
-            return try CRDTValue(json: String(decoding: data, as: UTF8.self))
-        }
+        let reply = try request(["cmd": "state", "doc": .string(doc), "texts": .array(texts.map { .string($0.description) })])
+        // Loro's JSON conventions (🦜: container references), as its deep values carry them.
+        func value(_ json: JSONValue?) throws -> CRDTValue { try CRDTValue(loroJSON: json ?? .null, peers: nil) }
         var deltas: [String: CRDTValue] = [:]
-        for (name, list) in reply["deltas"] as? [String: Any] ?? [:] { deltas[name] = try value(list) }
+        for (name, list) in reply["deltas"]?.objectValue ?? JSONObject() { deltas[name] = try value(list) }
         var ends: [PeerID: OpCounter] = [:]
-        for (peer, end) in reply["vv"] as? [String: Int] ?? [:] { ends[PeerID(peer)!] = OpCounter(end) }
+        for (peer, end) in reply["vv"]?.objectValue ?? JSONObject() {
+            guard let peerID = PeerID(peer), let counter = end.intValue else { throw Failure(description: "a bad version vector entry \(peer)") }
+            ends[peerID] = OpCounter(counter)
+        }
         var ids: [OpID] = []
-        for text in reply["frontiers"] as? [String] ?? [] {
-            let parts = text.split(separator: "@")
-            ids.append(OpID(peer: PeerID(parts[1])!, counter: OpCounter(parts[0])!))
+        for entry in reply["frontiers"]?.arrayValue ?? [] {
+            let parts = (entry.stringValue ?? "").split(separator: "@")
+            guard parts.count == 2, let peer = PeerID(parts[1]), let counter = OpCounter(parts[0]) else {
+                throw Failure(description: "a bad frontier \(entry)")
+            }
+            ids.append(OpID(peer: peer, counter: counter))
         }
         return State(deep: try value(reply["deep"]), deltas: deltas, version: VersionVector(ends), frontiers: Frontiers(ids))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Synchronization
 import Testing
 @testable import QuireCRDT
@@ -76,22 +77,22 @@ struct PresenceInteropTests {
         let n = doc.length(of: body)
         for pos in stride(from: 0, through: n, by: max(1, n / 7)) {
             for side in ["left", "middle", "right"] {
-                let reply = try loro.request(["cmd": "cursor", "doc": "a", "container": "body", "pos": pos, "side": side])
-                let bytes = [UInt8](Data(base64Encoded: reply["bytes"] as! String)!)
+                let reply = try loro.request(["cmd": "cursor", "doc": "a", "container": "body", "pos": .number(.integer(pos)), "side": .string(side)])
+                let bytes = [UInt8](Data(base64Encoded: try #require(reply["bytes"]?.stringValue))!)
                 let cursor = try Cursor(loroEncoded: bytes)
                 #expect(try doc.resolve(cursor) == pos, "Loro's \(side) cursor at \(pos)")
             }
             let mine = try doc.cursor(at: pos, in: body)
-            let reply = try loro.request(["cmd": "cursor_pos", "doc": "a", "bytes": Data(mine.loroEncoded(originPosition: pos)).base64EncodedString()])
-            #expect(reply["pos"] as? Int == pos, "Quire's cursor at \(pos)")
+            let reply = try loro.request(["cmd": "cursor_pos", "doc": "a", "bytes": .string(Data(mine.loroEncoded(originPosition: pos)).base64EncodedString())])
+            #expect(reply["pos"]?.intValue == pos, "Quire's cursor at \(pos)")
         }
         // After concurrent edits on both sides, both still agree on every cursor.
         let cursors = try (0...n).map { try doc.cursor(at: $0, in: body) }
         try loro.randomEdits("a", seed: 4, count: 30)
         try doc.importLoro(loro.exportBinary("a", .updates(from: doc.version)))
         for c in cursors {
-            let reply = try loro.request(["cmd": "cursor_pos", "doc": "a", "bytes": Data(c.loroEncoded()).base64EncodedString()])
-            #expect(reply["pos"] as? Int == (try doc.resolve(c)))
+            let reply = try loro.request(["cmd": "cursor_pos", "doc": "a", "bytes": .string(Data(c.loroEncoded()).base64EncodedString())])
+            #expect(reply["pos"]?.intValue == (try doc.resolve(c)))
         }
     }
 
@@ -102,12 +103,12 @@ struct PresenceInteropTests {
         // A clock one second ahead, so that this store's writes are the newer ones.
         var mine = EphemeralStore(timeout: 30_000) { Int64(Date().timeIntervalSince1970 * 1000) + 1_000 }
         let reply = try loro.request(["cmd": "eph", "store": "s", "action": "encode_all"])
-        try mine.apply([UInt8](Data(base64Encoded: reply["bytes"] as! String)!))
+        try mine.apply([UInt8](Data(base64Encoded: try #require(reply["bytes"]?.stringValue))!))
         #expect(mine.get("loro-peer") == .map(["anchor": .string("3@5"), "side": .int(1)]))
         mine.set("quire-peer", .map(["caret": .list([.int(1), .double(2.5), .null, .bool(true)]), "bytes": .binary([1, 2])]))
         mine.delete("loro-peer")
-        try loro.request(["cmd": "eph", "store": "s", "action": "apply", "bytes": Data(mine.encodeAll()).base64EncodedString()])
-        let states = try loro.request(["cmd": "eph", "store": "s", "action": "all"])["states"] as? [String: Any] ?? [:]
-        #expect(Set(states.keys) == ["quire-peer"])
+        try loro.request(["cmd": "eph", "store": "s", "action": "apply", "bytes": .string(Data(mine.encodeAll()).base64EncodedString())])
+        let states = try loro.request(["cmd": "eph", "store": "s", "action": "all"])["states"]?.objectValue ?? JSONObject()
+        #expect(Set(states.map(\.key)) == ["quire-peer"])
     }
 }

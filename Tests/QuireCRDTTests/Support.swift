@@ -1,5 +1,5 @@
 import Foundation
-import QuireTestSupport
+import QuireAlgorithms
 import Testing
 @testable import QuireCRDT
 

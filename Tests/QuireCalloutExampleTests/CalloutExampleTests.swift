@@ -4,7 +4,7 @@ import QuireCatalog
 import QuireConfig
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTestSupport
 import QuireTextStorage
 import Testing
@@ -29,10 +29,10 @@ import Testing
     /// An editor with a storage over `paragraphs`, with the configured plugins installed.
     static func editor(_ paragraphs: [String]) throws -> Editor {
         let configuration = try configuration()
-        let extensions = configuration.plugins.flatMap(\.extensions)
+        let extensions = configuration.plugins.contributions
         let state = EditorState(registry: try configuration.makeRegistry(), paragraphs: paragraphs)
         let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         return editor
     }
 
@@ -117,13 +117,34 @@ import Testing
     }
 }
 
+/// The callout's extension compiled and run against the narrow protocols only: the harness is a
+/// registrar and command context that is not an `Editor`.
+@Suite struct CalloutNarrowContextTests {
+    @Test func theToggleRunsWithoutAnEditor() throws {
+        let configuration = try CalloutExampleTests.configuration()
+        var state = EditorState(registry: try configuration.makeRegistry(), paragraphs: ["Note"])
+        try state.select(.text(try #require(state[state.textBlocks()[0]]?.firstChild), 1))
+        let harness = ExtensionHarness(state: state)
+        for item in configuration.plugins.values(for: .editorExtension) { try harness.install(item) }
+        #expect(harness.commands.map(\.declaration.name).contains("callout.toggle"))
+        #expect(try harness.dispatch(CalloutCommands.toggleCallout, nil))
+        #expect(FlatString.render(harness.state) == "📌 Note")
+        #expect(try harness.dispatch(CalloutCommands.toggleCallout, nil))
+        #expect(FlatString.render(harness.state) == "Note")
+        #expect(harness.updateCount == 2)
+    }
+}
+
 /// The callout command by name, as `quire edit-script` sends it.
 @Suite struct CalloutScriptTests {
     @Test func theCommandIsDispatchableByName() throws {
         let editor = try CalloutExampleTests.editor(["Note"])
         let text = try #require(editor.state[editor.state.textBlocks()[0]]?.firstChild)
         try editor.update { try $0.select(.text(text, 0)) }
-        #expect(try editor.dispatch(named: "toggleCallout", payload: .string("🔥")))
+        #expect(try editor.dispatch(named: "toggleCallout", payload: .string("🔥")), "the name from before the scheme")
+        #expect(FlatString.render(editor.state) == "🔥 Note")
+        #expect(try editor.dispatch(named: "callout.toggle", payload: .null))
+        #expect(try editor.dispatch(named: "callout.toggle", payload: .string("🔥")))
         #expect(FlatString.render(editor.state) == "🔥 Note")
         #expect(throws: EditorError.self) { try editor.dispatch(named: "toggleCallout", payload: .number(.integer(1))) }
         #expect(FlatString.render(editor.state) == "🔥 Note")

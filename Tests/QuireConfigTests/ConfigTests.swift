@@ -28,11 +28,13 @@ struct WidgetNode: NodePlugin {
     var role: NodeRole { .decorator(inline: false) }
 }
 
+/// The widget contributes its decoded options, which the tests read back.
+let widgetOptions = ContributionKey<WidgetOptions>("test.widgetOptions")
 let widget = PluginDescriptor(name: "widget", summary: "test widget", options: WidgetOptions.self) { options in
-    ([WidgetNode()], [options])
+    ([WidgetNode()], [PluginContribution(widgetOptions, options)])
 }
 let plain = PluginDescriptor(name: "plain", summary: "no options", nodes: [])
-let catalog = PluginCatalog([widget, plain])
+let catalog = PluginCatalog([widget, plain], reading: [widgetOptions.kind])
 
 @Suite struct YAMLLoaderTests {
     @Test func resolvesScalarsByTheCoreSchema() throws {
@@ -48,20 +50,21 @@ let catalog = PluginCatalog([widget, plain])
         i: {k: v}
         j:
         """)
-        guard case .map(let entries) = value.kind else { Issue.record("not a map"); return }
-        let kinds = entries.map(\.value.kind)
-        #expect(kinds[0] == .int(1))
+        guard case .object(let entries) = value.value else { Issue.record("not a map"); return }
+        let kinds = entries.map(\.value)
+        // isIdentical: an integer must stay an integer, a double a double.
+        #expect(kinds[0].isIdentical(to: .number(.integer(1))))
         #expect(kinds[1] == .string("-0x10"))
-        #expect(kinds[2] == .double(2.5))
+        #expect(kinds[2].isIdentical(to: .number(.double(2.5))))
         #expect(kinds[3] == .bool(true))
         #expect(kinds[4] == .null)
         #expect(kinds[5] == .string("1"))
         #expect(kinds[6] == .string("text"))
-        #expect(entries[7].value.flowText == "[x, y]")
-        #expect(entries[8].value.flowText == "{k: v}")
+        #expect(kinds[7].flowText == "[x, y]")
+        #expect(kinds[8].flowText == "{k: v}")
         #expect(kinds[9] == .null)
-        #expect(entries[6].keyLocation == SourceLocation(line: 7, column: 1))
-        #expect(entries[6].value.location == SourceLocation(line: 7, column: 4))
+        #expect(value.locations.members["g"]?.keyLocation == SourceLocation(line: 7, column: 1))
+        #expect(value.locations.members["g"]?.location == SourceLocation(line: 7, column: 4))
     }
 
     @Test func syntaxErrorsCarryLineAndColumn() {
@@ -103,7 +106,7 @@ let catalog = PluginCatalog([widget, plain])
               nested: {depth: 4}
         """, catalog: catalog)
         #expect(configuration.plugins.map(\.name) == ["plain", "widget"])
-        let options = try #require(configuration.plugins[1].extensions.first as? WidgetOptions)
+        let options = try #require(configuration.plugins[1].contributions.values(for: widgetOptions).first)
         #expect(options.maxLevel == 3 && options.label == "short" && options.enabled && options.ratio == 0.5)
         #expect(options.tags == ["a", "b"] && options.nestedDepth == 4)
         #expect(configuration.plugins[1].settings.map(\.key) == ["maxLevel", "label", "enabled", "ratio", "tags", "nested"])
@@ -194,5 +197,37 @@ let catalog = PluginCatalog([widget, plain])
         let twin = PluginDescriptor(name: "twin", summary: "", nodes: [WidgetNode()])
         let configuration = try Configuration.load(yaml: "version: 1\nplugins: [widget, twin]\n", catalog: PluginCatalog([widget, twin]))
         #expect(throws: ConfigError.conflictingNodeType("widget", plugin: "twin")) { try configuration.makeRegistry() }
+    }
+
+    @Test func contributionsNothingReadsAreWarnings() throws {
+        let badge = ContributionKey<String>("test.badge")
+        let toolbar = ContributionKey<Int>("test.toolbar")
+        var extended = catalog
+        extended.register(PluginDescriptor(name: "decorated", summary: "contributes what no reader takes", options: NoOptions.self) { _ in
+            ([], [PluginContribution(toolbar, 1), PluginContribution(badge, "new"), PluginContribution(badge, "beta")])
+        })
+        let configuration = try Configuration.load(yaml: "version: 1\nplugins:\n  - widget\n  - decorated\n", catalog: extended)
+        #expect(configuration.warnings.map(\.path) == ["plugins[1].decorated", "plugins[1].decorated"], "one warning per unread kind, in name order")
+        #expect(configuration.warnings.map(\.message) == [
+            "contributes test.badge, which nothing in this app reads; ignored",
+            "contributes test.toolbar, which nothing in this app reads; ignored",
+        ])
+        #expect(configuration.warnings[0].location == SourceLocation(line: 4, column: 5))
+        // The values are still there for a reader added later; declaring one silences the warning.
+        #expect(configuration.plugins.values(for: badge) == ["new", "beta"])
+        extended.addReader(for: badge.kind)
+        extended.addReader(for: toolbar.kind)
+        #expect(try Configuration.load(yaml: "version: 1\nplugins: [widget, decorated]\n", catalog: extended).warnings.isEmpty)
+    }
+
+    @Test func typedContributionsReturnOnlyTheirKind() {
+        let names = ContributionKey<String>("test.names")
+        let counts = ContributionKey<Int>("test.counts")
+        let mixed = [PluginContribution(names, "a"), PluginContribution(counts, 2), PluginContribution(names, "b")]
+        #expect(mixed.values(for: names) == ["a", "b"])
+        #expect(mixed.values(for: counts) == [2])
+        #expect(mixed.values(for: ContributionKey<String>("test.other")).isEmpty)
+        // A key with the same name but another type sees nothing instead of a wrong value.
+        #expect(mixed.values(for: ContributionKey<Double>("test.counts")).isEmpty)
     }
 }

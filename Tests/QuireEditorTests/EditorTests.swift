@@ -1,8 +1,10 @@
 import Foundation
+import QuireAlgorithms
+import QuireTestSupport
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
-import QuireTestSupport
 import Testing
 @testable import QuireEditor
 
@@ -14,7 +16,7 @@ func makeEditor(_ paragraphs: [String] = [""]) throws -> Editor {
 extension Editor {
     /// Types at the current native selection, as a text view does.
     func type(_ text: String) throws {
-        guard let selection = nativeSelection else { throw EditorError.selection("no selection to type at") }
+        guard let selection = nativeSelection else { throw EditorError.model(.noSelection) }
         try replaceCharacters(in: selection, with: text)
     }
 
@@ -108,8 +110,10 @@ extension Editor {
         let before = editor.state
         #expect(throws: (any Error).self) { try editor.replaceCharacters(in: 3..<9, with: "x") }
         #expect(throws: (any Error).self) { try editor.replaceCharacters(in: 2..<2, with: "x") }  // inside the surrogate pair
-        #expect(throws: ModelError.self) {
+        #expect {
             try editor.update { state in try state.select(.text(NodeKey(4_242), 0)) }
+        } throws: { error in
+            if case .model = error as? EditorError { true } else { false }
         }
         #expect(LexicalJSON.export(editor.state) == LexicalJSON.export(before))
         #expect(editor.text == "a👍b")
@@ -124,11 +128,13 @@ extension Editor {
         var seen: [String] = []
         editor.registerErrorListener { seen.append("\($0)") }
         let selection = editor.state.selection
-        #expect(throws: Boom.self) {
+        #expect {
             try editor.update { state in
                 try state.insertText("lost")
                 throw Boom()
             }
+        } throws: { error in
+            (error as? EditorError)?.thrownError is Boom
         }
         #expect(editor.text == "keep")
         #expect(editor.state.selection == selection)
@@ -139,7 +145,7 @@ extension Editor {
     @Test func nestedUpdatesRunInline() throws {
         let editor = try makeEditor(["x"])
         var commits = 0
-        editor.registerUpdateListener { _, _, _ in commits += 1 }
+        editor.registerUpdateListener { _ in commits += 1 }
         try editor.update { state in
             try state.insertText("a")
             try editor.update { inner in try inner.insertText("b") }
@@ -150,8 +156,13 @@ extension Editor {
 
     @Test func textListenersFireOnlyWhenTextChanges() throws {
         let editor = try makeEditor(["hello"])
+        // A mirror of the flat string kept only from the listener's edits.
+        var mirror = editor.text
         var texts: [String] = []
-        let token = editor.registerTextContentListener { texts.append($0) }
+        let token = editor.registerTextContentListener { change in
+            mirror = FlatTextEdit.apply(change.edits, to: mirror)
+            texts.append(mirror)
+        }
         try editor.select(0..<5)
         try editor.dispatch(Commands.formatText, .bold)
         #expect(texts.isEmpty)
@@ -167,9 +178,9 @@ extension Editor {
         let editor = try makeEditor()
         let command = CommandType<Int>("test")
         var calls: [String] = []
-        editor.registerCommand(command, priority: .low) { _, _ in calls.append("low"); return true }
-        let high = editor.registerCommand(command, priority: .high) { value, _ in calls.append("high\(value)"); return value > 1 }
-        editor.registerCommand(command, priority: .critical) { _, _ in calls.append("critical"); return false }
+        try editor.registerCommand(command, priority: .low) { _, _ in calls.append("low"); return true }
+        let high = try editor.registerCommand(command, priority: .high) { value, _ in calls.append("high\(value)"); return value > 1 }
+        try editor.registerCommand(command, priority: .critical) { _, _ in calls.append("critical"); return false }
         #expect(try editor.dispatch(command, 1))
         #expect(calls == ["critical", "high1", "low"])
         calls = []
@@ -186,13 +197,13 @@ extension Editor {
         let editor = try makeEditor([""])
         // Upper-cases every text node: writing it once makes it dirty again, and the second pass
         // finds nothing to change.
-        editor.registerNodeTransform(.text) { state, key in
+        editor.registerNodeTransform(.text) { state, key throws(ModelError) in
             let text = state[key]!.text
             if text != text.uppercased() { try state.setText(text.uppercased(), of: key) }
         }
         try editor.type("shout")
         #expect(editor.text == "SHOUT")
-        let loop = editor.registerNodeTransform(.text) { state, key in
+        let loop = editor.registerNodeTransform(.text) { state, key throws(ModelError) in
             try state.setText(state[key]!.text + "!", of: key)
         }
         #expect(throws: EditorError.transformLoop(passes: 99)) { try editor.type("x") }
@@ -274,6 +285,12 @@ extension Editor {
         let editor = try makeEditor(["start"])
         editor.reconciler.checksInvariants = true
         let inserts = ["a", "bc", " ", "\n", "é", "👍🏽", "🇺🇸", "中文", "x\ny", "\u{2028}"]
+        var replayProblems: [String] = []
+        var mirror = editor.text
+        editor.registerUpdateListener { update in
+            replayProblems += TransactionReplay.violations(of: update.transaction, from: update.previousState, to: update.state)
+        }
+        editor.registerTextContentListener { change in mirror = FlatTextEdit.apply(change.edits, to: mirror) }
         for step in 0..<10_000 {
             let points = boundaries(editor.text)
             let a = points.randomElement(using: &generator)!
@@ -305,6 +322,9 @@ extension Editor {
             try editor.select(native)
             #expect(editor.nativeSelection == native, "step \(step)")
             if step % 500 == 0 { try editor.reconciler.verify(editor.state) }
+            #expect(replayProblems.isEmpty, "step \(step): \(replayProblems)")
+            #expect(mirror == editor.text, "step \(step)")
+            if !replayProblems.isEmpty || mirror != editor.text { return }
         }
         try editor.reconciler.verify(editor.state)
     }

@@ -1,18 +1,19 @@
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import Testing
 
-/// How plugins reach an editor: `EditorExtension`s among a configuration's extensions, and
+/// How plugins reach an editor: `EditorExtension`s among a configuration's contributions, and
 /// `ThemeContribution`s added to a theme.
 @Suite struct ExtensionTests {
     /// Answers Tab by typing two spaces; Shift-Tab is left to others.
     struct SoftTabs: EditorExtension {
-        func register(on editor: Editor) -> [ListenerToken] {
-            [editor.registerCommand(Commands.keyTab) { shift, editor in
+        func register(on registrar: any EditorRegistrar) throws(EditorError) -> [ListenerToken] {
+            [try registrar.registerCommand(Commands.keyTab) { shift, context throws(EditorError) in
                 guard !shift else { return false }
-                try editor.update { try $0.insertText("  ") }
+                try context.update { state throws(ModelError) in try state.insertText("  ") }
                 return true
             }]
         }
@@ -20,7 +21,7 @@ import Testing
 
     @Test func installRegistersOnlyEditorExtensions() throws {
         let editor = try Editor(state: EditorState(paragraphs: ["x"]))
-        let tokens = editor.install([SoftTabs(), "not an extension", ThemeContribution()])
+        let tokens = try editor.install([.editor(SoftTabs()), .theme(ThemeContribution()), PluginContribution(ContributionKey<String>("test.note"), "not an extension")])
         #expect(tokens.count == 1)
         #expect(try editor.dispatch(Commands.keyTab, false))
         #expect(FlatString.render(editor.state) == "  x")
@@ -35,7 +36,7 @@ import Testing
             nodeTypes: [.paragraph: [key: "plugin"], "note": [key: "note"]],
             nodeStyles: ["note": { node in [key: .string(node.fields["tone"]?.stringValue ?? "")] }]
         )
-        let theme = Theme(nodeTypes: [.paragraph: [key: "app"]]).including([contribution, 42])
+        let theme = Theme(nodeTypes: [.paragraph: [key: "app"]]).including([.theme(contribution), PluginContribution(ContributionKey<Int>("test.number"), 42)])
         #expect(theme.nodeTypes[.paragraph] == [key: "app"])
         #expect(theme.nodeTypes["note"] == [key: "note"])
         #expect(theme.nodeStyles["note"] != nil)
@@ -44,7 +45,7 @@ import Testing
     @Test func batchTransformsGetEveryWrittenNodeOfTheTypeOncePerPass() throws {
         let editor = try Editor(state: EditorState(paragraphs: ["a", "b", "c"]))
         var batches: [[NodeKey]] = []
-        editor.registerNodeTransform(.paragraph, batch: { state, keys in
+        editor.registerNodeTransform(.paragraph, batch: { state, keys throws(ModelError) in
             batches.append(keys)
             // Writing in the first pass starts a second one with just what was written.
             if batches.count == 1, let first = keys.first { try state.setField("textStyle", to: .string("x"), of: first) }
@@ -63,7 +64,7 @@ import Testing
         try editor.setState(EditorState(registry: registry, paragraphs: ["a"]))
         #expect(try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "quotelike")))
         #expect(editor.state.root.firstChild.flatMap { editor.state[$0]?.type } == "quotelike")
-        #expect(throws: ModelError.unknownType("nope")) { try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "nope")) }
+        #expect(throws: EditorError.model(.unknownType("nope"))) { try editor.dispatch(Commands.setBlocksType, BlockTemplate(type: "nope")) }
     }
 
     struct QuoteLike: NodePlugin {
@@ -111,14 +112,14 @@ import Testing
         #expect(try editor.dispatch(named: "deleteCharacter", payload: .bool(true)))
         #expect(try editor.dispatch(named: "deleteCharacter", payload: .null), "null means backward")
         #expect(FlatString.render(editor.state) == "a")
-        #expect(editor.scriptableCommandNames.contains("formatText"))
-        #expect(!editor.scriptableCommandNames.contains("keyTab"), "no listener, so not dispatchable")
+        #expect(editor.scriptableCommandNames.contains("editor.formatText"))
+        #expect(!editor.scriptableCommandNames.contains("editor.keyTab"), "no listener, so not dispatchable")
     }
 
     @Test func unknownNamesAndBadPayloadsAreTypedErrors() throws {
         let editor = try Editor(state: EditorState(paragraphs: ["ab"]))
         #expect(throws: EditorError.unknownCommand("nope")) { try editor.dispatch(named: "nope", payload: .null) }
-        #expect(throws: EditorError.invalidPayload(command: "insertText", reason: "expected a string, not integer")) {
+        #expect(throws: EditorError.invalidPayload(command: "editor.insertText", reason: "expected a string, not integer")) {
             try editor.dispatch(named: "insertText", payload: .number(.integer(3)))
         }
         #expect(throws: EditorError.self) { try editor.dispatch(named: "formatText", payload: .string("blink")) }
@@ -128,7 +129,7 @@ import Testing
     @Test func aCommandWithoutDecoderIsNotDispatchableByName() throws {
         let editor = try Editor(state: EditorState(paragraphs: [""]))
         let plain = CommandType<Int>("plain")
-        editor.registerCommand(plain) { _, _ in true }
+        try editor.registerCommand(plain) { _, _ in true }
         #expect(try editor.dispatch(plain, 1))
         #expect(throws: EditorError.unknownCommand("plain")) { try editor.dispatch(named: "plain", payload: .null) }
     }

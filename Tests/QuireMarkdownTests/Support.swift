@@ -21,7 +21,7 @@ enum BuiltIns {
         do { return try configuration.makeRegistry() } catch { preconditionFailure("the built-ins register: \(error)") }
     }()
 
-    static let converter = MarkdownConverter(registry: registry, extensions: configuration.plugins.flatMap(\.extensions))
+    static let converter = MarkdownConverter(registry: registry, contributions: configuration.plugins.contributions)
 }
 
 /// One example of a spec file.

@@ -1,5 +1,5 @@
+import QuireAlgorithms
 import QuireMarkup
-import QuireTestSupport
 import Testing
 
 /// Linear scans over the same layout: the simple model the binary searches must agree with.

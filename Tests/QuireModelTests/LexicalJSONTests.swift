@@ -1,4 +1,4 @@
-import QuireTestSupport
+import QuireAlgorithms
 import Testing
 @testable import QuireModel
 
@@ -113,14 +113,29 @@ import Testing
                       .wrongType(expected: "integer", found: "string \"1\""), at: "$.root.version"),
         MalformedCase("not an object", "[]", .wrongType(expected: "object", found: "array"), at: "$"),
         MalformedCase("truncated", #"{"root":{"type":"root","children":[{"type":"para"#,
-                      .syntax(JSONSyntaxError(reason: .unexpectedEndOfInput, byteOffset: 48, line: 1, column: 49)), at: "$"),
+                      .syntax(JSONError(reason: .unexpectedEndOfInput, byteOffset: 48, line: 1, column: 49, path: "$.root.children[0].type")),
+                      at: "$.root.children[0].type"),
         MalformedCase("invalid UTF-8", bytes: Array(#"{"root":{"type":"r"#.utf8) + [0xF0, 0x28] + Array(#"oot"}}"#.utf8),
-                      .syntax(JSONSyntaxError(reason: .invalidUTF8, byteOffset: 18, line: 1, column: 19)), at: "$"),
+                      .syntax(JSONError(reason: .invalidUTF8, byteOffset: 18, line: 1, column: 19, path: "$.root.type")), at: "$.root.type"),
     ]
 
     @Test(arguments: malformed)
     func malformedInputGetsATypedErrorWithItsPath(_ testCase: MalformedCase) {
         #expect(throws: testCase.expected) { try LexicalJSON.importState(from: testCase.json) }
+    }
+
+    /// QuireJSON's input policy: a repeated "root" is an error (it used to replace the document
+    /// silently), and the nesting limit is the caller's to change.
+    @Test func duplicateKeysAndTheNestingLimitFollowTheJSONPolicy() throws {
+        let twice = #"{"root":{"type":"root","children":[]},"root":{"type":"root","children":[]}}"#
+        #expect(throws: LexicalJSONError(.syntax(JSONError(reason: .duplicateKey("root"), byteOffset: 38, line: 1, column: 39, path: "$.root")), at: "$.root")) {
+            try LexicalJSON.importState(from: twice)
+        }
+        let document = #"{"root":{"type":"root","children":[]}}"#
+        #expect(throws: LexicalJSONError(.syntax(JSONError(reason: .nestingTooDeep(limit: 2), byteOffset: 34, line: 1, column: 35, path: "$.root.children")), at: "$.root.children")) {
+            try LexicalJSON.importState(from: document, json: JSONReader.Options(maximumDepth: 2))
+        }
+        #expect(try LexicalJSON.importState(from: document, json: JSONReader.Options(maximumDepth: 3)).root.key == .root)
     }
 
     @Test func mutatedFixturesNeverCrash() throws {

@@ -1,9 +1,11 @@
 import Foundation
+import QuireAlgorithms
 import QuireCatalog
 import QuireConfig
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
 import QuireTextStorage
@@ -63,11 +65,11 @@ import Testing
         let configuration = try Configuration.load(
             contentsOf: repositoryRoot.appendingPathComponent("config.yaml").path, catalog: BuiltInPlugins.catalog
         )
-        let extensions = configuration.plugins.flatMap(\.extensions)
+        let extensions = configuration.plugins.contributions
         let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/lexical-json/01-lexical-serialization-test-playground-doc.json")
         let state = try LexicalJSON.importState(from: Array(try Data(contentsOf: url)), registry: try configuration.makeRegistry())
         let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         try editor.selectionDidChange(0..<0)
         try editor.dispatch(named: "horizontalRule.insert", payload: .null)
         return editor
@@ -106,6 +108,14 @@ import Testing
         #expect(Self.invalidity(of: editor.state) == nil)
         var handled: [String: Int] = [:]
         var refused: [String: Int] = [:]
+        // Every commit's transaction must replay (and invert) exactly, and the text-content
+        // listener's edits must keep a mirror of the flat string.
+        var replayProblems: [String] = []
+        var mirror = editor.storage?.string ?? ""
+        editor.registerUpdateListener { update in
+            replayProblems += TransactionReplay.violations(of: update.transaction, from: update.previousState, to: update.state)
+        }
+        editor.registerTextContentListener { change in mirror = FlatTextEdit.apply(change.edits, to: mirror) }
         let steps = ProcessInfo.processInfo.environment["QUIRE_LONG_STEPS"].flatMap(Int.init) ?? 500
         for step in 0..<steps {
             let length = editor.storage?.length ?? 0
@@ -154,6 +164,10 @@ import Testing
             }
             do { try editor.reconciler.verify(editor.state) } catch {
                 Issue.record("seed \(seed) step \(step) after \(description): \(error)")
+                return
+            }
+            if !replayProblems.isEmpty || mirror != editor.storage?.string {
+                Issue.record("seed \(seed) step \(step) after \(description): \(replayProblems), mirror \(mirror == editor.storage?.string ? "ok" : "differs")")
                 return
             }
         }

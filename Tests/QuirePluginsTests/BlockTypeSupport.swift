@@ -4,6 +4,7 @@ import QuireEditor
 import QuireList
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import Testing
 
@@ -17,7 +18,7 @@ enum Blocks {
 
     static func registry() throws -> NodeRegistry { try configuration().makeRegistry() }
 
-    static func extensions() throws -> [any Sendable] { try configuration().plugins.flatMap(\.extensions) }
+    static func extensions() throws -> [PluginContribution] { try configuration().plugins.contributions }
 
     /// A state from a document built with the helpers below.
     static func state(_ document: JSONValue) throws -> EditorState {
@@ -30,7 +31,7 @@ enum Blocks {
     static func editor(_ state: EditorState) throws -> Editor {
         let extensions = try extensions()
         let editor = try Editor(state: state, storage: TextStorage(), theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         return editor
     }
 

@@ -7,7 +7,7 @@ import QuireHeading
 import QuireList
 import QuireModel
 import QuireQuote
-import QuireReconciler
+import QuireStyle
 import QuireTestSupport
 import Testing
 
@@ -103,7 +103,7 @@ import Testing
         }
         #expect(theme.nodeTypes["quote"] != nil)
         // heading, quote, list and code each register one; link (also selected) registers its own.
-        #expect(extensions.compactMap { $0 as? any EditorExtension }.count == 5)
+        #expect(extensions.values(for: .editorExtension).count == 5)
         let headingStyle = try #require(theme.nodeStyles["heading"])
         let state = try Blocks.state(document(heading("h3", text("t"))))
         #expect(headingStyle(try state.node(Blocks.key(state, 0)))[HeadingAttributes.level] == .int(3))
@@ -122,9 +122,9 @@ import Testing
         // A level the configuration forbids is refused and changes nothing.
         let limited = try Blocks.configuration("version: 1\nplugins:\n  - heading: {maxLevel: 2}\n")
         let strict = try Editor(state: EditorState(registry: try limited.makeRegistry(), paragraphs: ["a"]))
-        strict.install(limited.plugins.flatMap(\.extensions))
+        try strict.install(limited.plugins.contributions)
         let refusal = ModelError.invalidNode(type: "heading", reason: NodeValidationError(field: "tag", message: "\"h3\" is deeper than the configured maxLevel 2"))
-        #expect(throws: refusal) { try strict.dispatch(Commands.setBlocksType, BlockTemplate(type: "heading", fields: ["tag": .string("h3")])) }
+        #expect(throws: EditorError.model(refusal)) { try strict.dispatch(Commands.setBlocksType, BlockTemplate(type: "heading", fields: ["tag": .string("h3")])) }
         #expect(FlatString.render(strict.state) == "a")
         #expect(strict.state.root.firstChild.flatMap { strict.state[$0]?.type } == .paragraph)
     }

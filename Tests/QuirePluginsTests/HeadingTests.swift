@@ -1,6 +1,7 @@
 import QuireEditor
 import QuireHeading
 import QuireModel
+import QuireStyle
 import Testing
 
 /// Heading commands and editing: state edits and the same through an editor with a storage.
@@ -52,8 +53,8 @@ import Testing
             #expect(throws: error) { try state.toggleHeading(tag) }
             #expect(LexicalJSON.export(state) == before)
             let editor = try Editor(state: state)
-            editor.install(configuration.plugins.flatMap(\.extensions))
-            #expect(throws: error) { try editor.dispatch(HeadingCommands.setHeading, tag) }
+            try editor.install(configuration.plugins.contributions)
+            #expect(throws: EditorError.model(error)) { try editor.dispatch(HeadingCommands.setHeading, tag) }
             #expect(LexicalJSON.export(editor.state) == before)
         }
     }

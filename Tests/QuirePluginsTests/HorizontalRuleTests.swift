@@ -1,7 +1,7 @@
 import QuireEditor
 import QuireHorizontalRule
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTestSupport
 import QuireTextStorage

@@ -2,7 +2,7 @@ import Foundation
 import QuireEditor
 import QuireLink
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTestSupport
 import QuireTextStorage
 import Testing

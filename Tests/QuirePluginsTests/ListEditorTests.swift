@@ -73,8 +73,9 @@ import Testing
     /// How many list items an update wrote, from the editor's update listener.
     func writtenItems(_ editor: Editor, _ edit: () throws -> Void) throws -> Int {
         var written = 0
-        let token = editor.registerUpdateListener { state, _, dirty in
-            written = dirty.filter { state[$0]?.type == ListItemNodePlugin.type }.count
+        let token = editor.registerUpdateListener { update in
+            guard !update.transaction.isSelectionOnly else { return }
+            written = update.dirtyNodes.filter { update.state[$0]?.type == ListItemNodePlugin.type }.count
         }
         defer { editor.unregister(token) }
         try edit()

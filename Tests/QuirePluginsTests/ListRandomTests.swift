@@ -1,7 +1,7 @@
+import QuireAlgorithms
 import QuireEditor
 import QuireList
 import QuireModel
-import QuireTestSupport
 import Testing
 
 /// Seeded random list editing through an editor with a text storage: list commands, Tab and

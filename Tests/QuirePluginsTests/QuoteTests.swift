@@ -1,6 +1,7 @@
 import QuireEditor
 import QuireModel
 import QuireQuote
+import QuireStyle
 import Testing
 
 /// Quote commands and editing.

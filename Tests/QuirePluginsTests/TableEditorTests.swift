@@ -2,8 +2,8 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 
@@ -164,7 +164,7 @@ import Testing
         let table = try #require(editor.state.table(ofCell: cells[0][0]))
         #expect(try editor.dispatch(TableCommands.mergeCells, TableCellRange(table: table, rows: 0...0, columns: 0...1)))
         expectJSON(editor.state, J.document(J.p("ab"), J.table(J.row(J.cell([J.p("a1"), J.p("a2"), J.p("b1")], colSpan: 2)), J.row(J.c(""), J.c("b2")))))
-        #expect(throws: TableError.self) {
+        #expect(throws: TableError.outsideTable(rows: 0...9, columns: 0...0, rowCount: 2, columnCount: 2).editorError(command: "table.mergeCells")) {
             try editor.dispatch(TableCommands.mergeCells, TableCellRange(table: table, rows: 0...9, columns: 0...0))
         }
         expectConsistent(editor, storage)

@@ -1,9 +1,9 @@
+import QuireAlgorithms
 import QuireEditor
 import QuireHorizontalRule
 import QuireLink
 import QuireModel
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 

@@ -3,7 +3,7 @@ import QuireCatalog
 import QuireConfig
 import QuireEditor
 import QuireModel
-import QuireReconciler
+import QuireStyle
 import QuireTable
 import QuireTextStorage
 import Testing
@@ -21,8 +21,8 @@ enum PluginFixture {
         try configuration().makeRegistry()
     }
 
-    static func extensions() throws -> [any Sendable] {
-        try configuration().plugins.flatMap(\.extensions)
+    static func extensions() throws -> [PluginContribution] {
+        try configuration().plugins.contributions
     }
 
     /// An editor on `state` with a text storage, the plugins' commands installed and their theme.
@@ -30,7 +30,7 @@ enum PluginFixture {
         let storage = TextStorage()
         let extensions = try extensions()
         let editor = try Editor(state: state, storage: storage, theme: Theme.standard.including(extensions))
-        editor.install(extensions)
+        try editor.install(extensions)
         return (editor, storage)
     }
 

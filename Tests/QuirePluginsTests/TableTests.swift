@@ -2,7 +2,6 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireTable
-import QuireTestSupport
 import QuireTextStorage
 import Testing
 
@@ -327,7 +326,7 @@ import Testing
             J.cell([J.p("a")], header: 2).withField("backgroundColor", .string("#ff0")),
             J.cell([J.p("b")], extra: [("width", .number(.integer(120)))])
         ))))
-        #expect(throws: TableError.invalidField(field: "width", message: "must be a non-negative number, not -1")) {
+        #expect(throws: TableError.invalidField(field: "width", message: "must be a non-negative number, not -1.0")) {
             try state.setTableCellWidth(-1, of: cells[0][0])
         }
         #expect(throws: TableError.invalidField(field: "colWidths", message: "3 widths for 2 columns")) {

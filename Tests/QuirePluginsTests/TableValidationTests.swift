@@ -10,7 +10,11 @@ import Testing
     /// A document whose first block is a 2×3 table; the cell at row 1, column 2 gets `cellFields`.
     func document(cellFields: String, tableFields: String = "") -> String {
         func cell(_ fields: String) -> String {
-            #"{"type":"tablecell","version":1,"colSpan":1,"rowSpan":1,"headerState":0,"backgroundColor":null\#(fields),"children":[{"type":"paragraph","version":1,"children":[]}]}"#
+            // `fields` replaces the defaults it names: a key may appear once (duplicates are refused).
+            let defaults = [("colSpan", "1"), ("rowSpan", "1"), ("headerState", "0"), ("backgroundColor", "null")]
+                .filter { !fields.contains("\"\($0.0)\":") }
+                .map { ",\"\($0.0)\":\($0.1)" }.joined()
+            return #"{"type":"tablecell","version":1\#(defaults)\#(fields),"children":[{"type":"paragraph","version":1,"children":[]}]}"#
         }
         let plain = cell("")
         let rows = [

@@ -1,4 +1,4 @@
-import QuireTestSupport
+import QuireAlgorithms
 import Testing
 @testable import QuirePositionIndex
 

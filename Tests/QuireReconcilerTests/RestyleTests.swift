@@ -1,5 +1,6 @@
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 import Testing
 
@@ -7,18 +8,6 @@ import Testing
 /// postamble may appear. Whichever is reconciled first, the new postamble must not take over the
 /// attributes of the character after it.
 @Suite struct RestyleTests {
-    struct BoxPlugin: NodePlugin {
-        var type: NodeType { "box" }
-        var role: NodeRole { .element(inline: false) }
-        var childRule: ChildRule { .blocks }
-        var fields: [FieldSpec] { [FieldSpec("tone", .string, default: .string("plain"))] }
-    }
-
-    struct RulePlugin: NodePlugin {
-        var type: NodeType { "rule" }
-        var role: NodeRole { .decorator(inline: false) }
-    }
-
     @Test func aRestyledElementWithANewPostambleInside() throws {
         var registry = NodeRegistry()
         try registry.register(BoxPlugin())

@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import Testing
 @testable import QuireTextStorage
 
@@ -169,7 +170,7 @@ import Testing
     @Test("Seeded random compositions keep the caret on cluster boundaries and leave other text alone",
           arguments: [UInt64(3), 4, 5])
     func randomCompositions(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let storage = TextStorage(AttributedText("start 👍🏽 end"), chunkCapacity: 8)
         for _ in 0..<400 {
             if storage.isComposing, Int.random(in: 0..<4, using: &rng) == 0 {

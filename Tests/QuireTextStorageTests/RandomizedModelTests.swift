@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import Testing
 @testable import QuireTextStorage
 
@@ -14,13 +15,13 @@ import Testing
     static let keyPool: [AttributeKey] = [.bold, .italic, .foregroundColor, .paragraphStyle, .attachment, .link]
 
     final class Runner {
-        var rng: SplitMix64
+        var rng: SeededGenerator
         let storage: TextStorage
         var model: NaiveModel
         var reports: [TextStorageChange] = []
 
         init(seed: UInt64, chunkCapacity: Int) {
-            rng = SplitMix64(seed: seed)
+            rng = SeededGenerator(seed: seed)
             storage = TextStorage(AttributedText(""), chunkCapacity: chunkCapacity)
             model = NaiveModel(AttributedText(""))
             storage.addObserver { [unowned self] change in self.reports.append(change) }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import Testing
 @testable import QuireTextStorage
 
@@ -7,7 +8,7 @@ import Testing
 @Suite struct TreeTests {
     @Test("Random edits on a large storage keep summaries exact and the tree shallow", arguments: [16, 1024])
     func treeStaysBalanced(chunkCapacity: Int) throws {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         let line = String(repeating: "lorem ipsum ", count: 6) + "\n"
         let initial = String(repeating: line, count: 2_000)
         let storage = TextStorage(AttributedText(initial), chunkCapacity: chunkCapacity)

@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 
 /// Timing helpers shared by every benchmark: each one measures Quire and a baseline in the same
 /// run, so the numbers reported are ratios on this machine, never bare absolute times.
@@ -61,5 +62,48 @@ public enum Bench {
         print("| " + header.joined(separator: " | ") + " |")
         print("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
         for row in rows { print("| " + row.joined(separator: " | ") + " |") }
+    }
+}
+
+/// Reproducible randomness: every benchmark draws its workload from one `SeededGenerator` whose
+/// seed it prints, so a surprising run can be repeated exactly.
+extension Bench {
+    /// The environment variable that overrides the seed (`--seed N` on the command line wins).
+    public static let seedVariable = "QUIRE_BENCH_SEED"
+
+    /// The command-line arguments after the program name, without `--seed N`: what is left for
+    /// the benchmark's own options.
+    public static var arguments: [String] {
+        var result: [String] = []
+        var iterator = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            if argument == "--seed" { _ = iterator.next() } else { result.append(argument) }
+        }
+        return result
+    }
+
+    /// The seed of this run: `--seed N` on the command line, else `QUIRE_BENCH_SEED`, else
+    /// `defaultSeed`. Decimal or `0x` hexadecimal; a malformed value stops the run rather than
+    /// silently measuring another workload.
+    public static func seed(default defaultSeed: UInt64) -> UInt64 {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let text: String?
+        if let flag = arguments.firstIndex(of: "--seed") {
+            guard flag + 1 < arguments.count else { fatalError("--seed needs a value") }
+            text = arguments[flag + 1]
+        } else {
+            text = ProcessInfo.processInfo.environment[seedVariable]
+        }
+        guard let text else { return defaultSeed }
+        let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+        guard let parsed else { fatalError("seed \(text.debugDescription) is not a UInt64 (decimal or 0x hexadecimal)") }
+        return parsed
+    }
+
+    /// A generator seeded with `seed(default:)`, after printing the seed and how to rerun with it.
+    public static func generator(default defaultSeed: UInt64) -> SeededGenerator {
+        let seed = seed(default: defaultSeed)
+        print("seed \(seed) (rerun with --seed \(seed) or \(seedVariable)=\(seed))\n")
+        return SeededGenerator(seed: seed)
     }
 }

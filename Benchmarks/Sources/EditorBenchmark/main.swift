@@ -60,11 +60,11 @@ struct AbsoluteLocationBaseline {
     }
 }
 
-var generator = SystemRandomNumberGenerator()
 // Optional section names on the command line: keystroke, paste, memory (default: all).
-let sections = Set(CommandLine.arguments.dropFirst())
+let sections = Set(Bench.arguments)
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 print("# Editor benchmark (release build, one run)\n")
+var generator = Bench.generator(default: 0xED17)
 var rows: [[String]] = []
 var p50s: [Int: Double] = [:]
 for paragraphs in wants("keystroke") ? [1_000, 10_000, 100_000] : [] {

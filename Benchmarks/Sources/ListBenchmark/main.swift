@@ -8,6 +8,7 @@ import QuireEditor
 import QuireList
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireTextStorage
 
 let itemCount = 10_000
@@ -26,7 +27,7 @@ struct LexicalStyleListItem: NodePlugin {
 }
 
 /// Lexical's list transform: every written list recounts all of its items.
-func lexicalRenumber(_ state: inout EditorState, _ list: NodeKey) throws {
+func lexicalRenumber(_ state: inout EditorState, _ list: NodeKey) throws(ModelError) {
     var value = state[list]?.fields["start"]?.intValue ?? 1
     for item in state.children(of: list) {
         if item.fields["value"]?.intValue != value { try state.setField("value", to: .number(.integer(value)), of: item.key) }
@@ -64,8 +65,8 @@ func makeEditor(_ renumbering: Renumbering, headless: Bool) throws -> Editor {
     let editor = try Editor(state: state, storage: headless ? nil : TextStorage(), theme: theme)
     editor.reconciler.checksInvariants = false
     switch renumbering {
-    case .quire: editor.install([ListExtension()])
-    case .lexical: editor.registerNodeTransform(ListNodePlugin.type) { state, list in try lexicalRenumber(&state, list) }
+    case .quire: try editor.install([ListExtension()])
+    case .lexical: editor.registerNodeTransform(ListNodePlugin.type) { state, list throws(ModelError) in try lexicalRenumber(&state, list) }
     }
     return editor
 }

@@ -34,7 +34,7 @@ func corpus(bytes: Int) throws -> String {
 let megabytes = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 10
 let configuration = try Configuration.load(
     yaml: "version: 1\nplugins:\n" + BuiltInPlugins.all.map { "  - \($0.name)\n" }.joined(), catalog: BuiltInPlugins.catalog)
-let converter = MarkdownConverter(registry: try configuration.makeRegistry(), extensions: configuration.plugins.flatMap(\.extensions))
+let converter = MarkdownConverter(registry: try configuration.makeRegistry(), contributions: configuration.plugins.contributions)
 
 let input = try corpus(bytes: Int(megabytes * 1_000_000))
 print("input: \(input.utf8.count) bytes of spec examples")

@@ -6,10 +6,10 @@
 //    the same with the nodes in a plain Swift Dictionary (which copies everything on write).
 import BenchSupport
 import Foundation
+import QuireAlgorithms
 import QuireModel
 
-func generateDocument(targetBytes: Int) -> [UInt8] {
-    var generator = SystemRandomNumberGenerator()
+func generateDocument(targetBytes: Int, using generator: inout SeededGenerator) -> [UInt8] {
     let words = ["editor", "quire", "lexical", "reconciler", "tree", "café", "naïve", "日本語", "emoji 👍🏽", "tab\tstop", "\"quoted\""]
     var state = EditorState()
     var approximateBytes = 0
@@ -38,7 +38,8 @@ func generateDocument(targetBytes: Int) -> [UInt8] {
 }
 
 print("# QuireModel benchmark (release build, one run)\n")
-let document = generateDocument(targetBytes: 30_000_000)
+var generator = Bench.generator(default: 0x30DE1)
+let document = generateDocument(targetBytes: 30_000_000, using: &generator)
 print("document: \(document.count) bytes\n")
 
 var imported = EditorState()

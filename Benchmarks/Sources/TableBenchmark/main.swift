@@ -7,6 +7,7 @@ import Foundation
 import QuireEditor
 import QuireModel
 import QuireReconciler
+import QuireStyle
 import QuireSelection
 import QuireTable
 import QuireTextStorage
@@ -68,8 +69,8 @@ func type(in editor: Editor, texts: [NodeKey], using generator: inout some Rando
     return samples
 }
 
-var generator = SystemRandomNumberGenerator()
 print("# Table benchmark (release build, one run)\n")
+var generator = Bench.generator(default: 0x7AB1E)
 // Both editors use the table plugin's theme, as an app that selects the plugin would.
 let theme = Theme.standard.including([TableTheme.contribution])
 let (tableState, cellTexts) = try tableDocument()
@@ -96,7 +97,7 @@ Bench.table(
 )
 
 // Commands that lay out the grid (O(rows × columns)), for scale against the keystroke.
-tableEditor.install([TableCommandsExtension()])
+try tableEditor.install([TableCommandsExtension()])
 var tabs: [Double] = []
 var rowInserts: [Double] = []
 for _ in 0..<50 {

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import QuireAlgorithms
 import QuireTextStorage
 
 // Measures QuireTextStorage's TextStorage next to Foundation's NSMutableAttributedString doing
@@ -8,25 +9,21 @@ import QuireTextStorage
 //   2. 10k attribute changes over random ranges on it,
 //   3. the time per single-character edit at 10k, 100k and 1M units (should stay nearly flat),
 //   4. heap bytes per UTF-16 unit.
-// Every workload is generated from a fixed seed, so both sides see identical operations.
+// Every workload is generated from the run's seed (printed; `--seed N` or QUIRE_BENCH_SEED=N
+// replays a run), so both sides see identical operations.
 // Arguments pick sections (memory, characters, attributes, scaling); none runs them all.
 // Memory is measured in child processes (`--memory-probe KIND`) so each heap starts fresh.
 
-/// xorshift64*: deterministic operation streams for both sides.
-struct Xorshift: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-}
+/// The run's seed; each workload draws from its own stream, offset from it, so that changing one
+/// workload's size leaves the others' operations as they were.
+let runSeed = Bench.seed(default: 0)
+
+/// The operation stream of one workload.
+func workload(_ offset: UInt64) -> SeededGenerator { SeededGenerator(seed: runSeed &+ offset) }
 
 /// Lines of about 80 ASCII characters, so paragraphs look like prose.
 func makeText(units: Int) -> String {
-    var rng = Xorshift(seed: 7)
+    var rng = workload(7)
     let words = ["lorem", "ipsum", "dolor", "sit", "amet", "quire", "editor", "text", "storage", "rope"]
     var text = ""
     text.reserveCapacity(units)
@@ -53,7 +50,7 @@ enum CharacterEdit {
 
 /// Half inserts, half deletes, at uniformly random positions of a text whose length is tracked.
 func makeCharacterEdits(count: Int, startLength: Int, seed: UInt64) -> [CharacterEdit] {
-    var rng = Xorshift(seed: seed)
+    var rng = workload(seed)
     var length = startLength
     let letters = Array("abcdefghijklmnopqrstuvwxyz").map(String.init)
     return (0..<count).map { _ in
@@ -72,7 +69,7 @@ struct AttributeEdit {
 }
 
 func makeAttributeEdits(count: Int, length: Int, maxSpan: Int, seed: UInt64) -> [AttributeEdit] {
-    var rng = Xorshift(seed: seed)
+    var rng = workload(seed)
     return (0..<count).map { _ in
         let span = Int.random(in: 1...min(maxSpan, length), using: &rng)
         let location = Int.random(in: 0...(length - span), using: &rng)
@@ -202,7 +199,7 @@ func memoryProbe(_ kind: String) {
 func runProbe(_ kind: String) -> Double {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--memory-probe", kind]
+    process.arguments = ["--memory-probe", kind, "--seed", "\(runSeed)"]
     let pipe = Pipe()
     process.standardOutput = pipe
     do {
@@ -296,12 +293,13 @@ func scalingSection() {
                  "Quire addAttribute (span ≤ 100)", "Foundation addAttribute", "speed-up"], rows)
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+let arguments = Bench.arguments
 if arguments.first == "--memory-probe", arguments.count == 2 {
     memoryProbe(arguments[1])
 } else {
     let sections = Set(arguments.isEmpty ? ["memory", "characters", "attributes", "scaling"] : arguments)
     print("TextStorageBenchmark — QuireTextStorage.TextStorage vs Foundation NSMutableAttributedString")
+    print("seed \(runSeed) (rerun with --seed \(runSeed) or \(Bench.seedVariable)=\(runSeed))")
     print("text: \(text.utf16.count) UTF-16 units, \(text.split(separator: "\n").count) paragraphs\n")
     if sections.contains("memory") {
         memorySection()

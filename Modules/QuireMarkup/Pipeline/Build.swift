@@ -1,4 +1,5 @@
 import Foundation
+import QuireAlgorithms
 import Synchronization
 
 /// Measures text and attachments for layout. Deterministic, so layouts are testable.
@@ -68,13 +69,8 @@ public struct TerminalMetrics: LayoutMetrics {
     ///
     /// - Complexity: O(log r) over the range table.
     static func isWide(_ value: UInt32) -> Bool {
-        var low = 0
-        var high = wideRanges.count - 1
-        while low <= high {
-            let mid = (low + high) / 2
-            if value < wideRanges[mid].lowerBound { high = mid - 1 } else if value > wideRanges[mid].upperBound { low = mid + 1 } else { return true }
-        }
-        return false
+        let index = wideRanges.partitioningIndex { $0.upperBound >= value }
+        return index < wideRanges.count && wideRanges[index].lowerBound <= value
     }
 
     public func advance(of cluster: Character, font: FontDescriptor) -> Double { Double(Self.cells(of: cluster)) }

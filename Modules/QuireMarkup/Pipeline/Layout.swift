@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// A place in a text layout: paragraph layout, line within it, run within the line, and
 /// grapheme cluster within the run (`runSlice == cluster count` is the run's end).
 public struct TextPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -311,13 +313,7 @@ public struct TextLayout: Sendable {
     ///
     /// - Complexity: O(log n).
     static func lastIndex<Element, T: Comparable>(in sorted: [Element], notAfter value: T, by key: (Element) -> T) -> Int {
-        var low = 0
-        var high = sorted.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if key(sorted[mid]) <= value { low = mid } else { high = mid - 1 }
-        }
-        return max(0, low)
+        max(0, sorted.partitioningIndex { key($0) > value } - 1)
     }
 
     // MARK: Overlays

@@ -1,33 +1,5 @@
+import QuireStyle
 import QuireTextStorage
-
-/// Colours and proportions a style environment applies.
-public struct Theme: Hashable, Sendable {
-    /// Font size multipliers for heading levels 1…6.
-    public var headingScales: [Double]
-    /// The body font family.
-    public var bodyFamily: String
-    /// The font family of code.
-    public var codeFamily: String
-    /// The colour of links.
-    public var linkColor: String
-    /// The colour of quoted text.
-    public var quoteColor: String
-    /// The background of code.
-    public var codeBackground: String
-
-    /// A theme; the defaults suit a terminal.
-    public init(
-        headingScales: [Double] = [2.0, 1.5, 1.25, 1.1, 1.0, 0.9], bodyFamily: String = "body", codeFamily: String = "monospace",
-        linkColor: String = "blue", quoteColor: String = "gray", codeBackground: String = "lightgray"
-    ) {
-        self.headingScales = headingScales
-        self.bodyFamily = bodyFamily
-        self.codeFamily = codeFamily
-        self.linkColor = linkColor
-        self.quoteColor = quoteColor
-        self.codeBackground = codeBackground
-    }
-}
 
 /// A font as the pipeline describes it; metrics turn it into measurements.
 public struct FontDescriptor: Hashable, Sendable {
@@ -102,7 +74,7 @@ public struct StyledText: Hashable, Sendable {
     public var paragraphs: [StyledParagraph]
 }
 
-/// Stage 4: an environment (base font size, dynamic-type scale, theme) that decides the inline
+/// Stage 4: an environment (base font size, dynamic-type scale, palette) that decides the inline
 /// styles: headings scale and embolden, code uses the code family and background, links are
 /// coloured and underlined, quotes take the quote colour.
 public struct StyleEnvironment: Hashable, Sendable {
@@ -110,42 +82,43 @@ public struct StyleEnvironment: Hashable, Sendable {
     public var baseFontSize: Double
     /// The user's dynamic-type scale (1 = default).
     public var dynamicTypeScale: Double
-    public var theme: Theme
+    /// The fonts and colours.
+    public var palette: StylePalette
 
     /// An environment.
-    public init(baseFontSize: Double = 16, dynamicTypeScale: Double = 1, theme: Theme = Theme()) {
+    public init(baseFontSize: Double = 16, dynamicTypeScale: Double = 1, palette: StylePalette = StylePalette()) {
         self.baseFontSize = baseFontSize
         self.dynamicTypeScale = dynamicTypeScale
-        self.theme = theme
+        self.palette = palette
     }
 
     /// The style of text with `attributes` in a paragraph with `path`.
     public func style(for attributes: Attributes, path: [BlockIdentity]) -> TextStyle {
         var size = baseFontSize * dynamicTypeScale
         var bold = attributes[.bold] == .bool(true)
-        var family = theme.bodyFamily
+        var family = palette.bodyFamily
         var foreground: String?
         var background: String?
         var code = attributes[.code] == .bool(true)
         for block in path {
             switch block.intent {
             case .heading(let level):
-                size *= theme.headingScales[min(max(level, 1), theme.headingScales.count) - 1]
+                size *= palette.headingScales[min(max(level, 1), palette.headingScales.count) - 1]
                 bold = true
             case .codeBlock: code = true
-            case .blockQuote: foreground = theme.quoteColor
+            case .blockQuote: foreground = palette.quoteColor
             case .tableRow(let isHeader): if isHeader { bold = true }
             default: break
             }
         }
         if code {
-            family = theme.codeFamily
-            background = theme.codeBackground
+            family = palette.codeFamily
+            background = palette.codeBackground
         }
         var link: String?
         if case .string(let target)? = attributes[.link] {
             link = target
-            foreground = theme.linkColor
+            foreground = palette.linkColor
         }
         return TextStyle(
             font: FontDescriptor(family: family, size: size, bold: bold, italic: attributes[.italic] == .bool(true)),

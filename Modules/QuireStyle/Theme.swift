@@ -53,7 +53,7 @@ public struct Theme: Sendable {
     )
 
     /// The attributes a node's type (and fields) contribute on their own.
-    func ownAttributes(of node: Node) -> Attributes {
+    package func ownAttributes(of node: Node) -> Attributes {
         var result = Attributes.empty
         if node.role.isElement && node.role != .root { result = result.merging([Keys.nodeType: .string(node.type.rawValue)]) }
         if let typeAttributes = nodeTypes[node.type] { result = result.merging(typeAttributes) }
@@ -99,8 +99,9 @@ public struct Theme: Sendable {
 }
 
 
-/// The attributes a node plugin gives its node types. A plugin descriptor returns one among its
-/// extensions; `Theme.including(_:)` adds them to a theme, the theme's own entries winning.
+/// The attributes a node plugin gives its node types. A plugin descriptor contributes one
+/// (`PluginContribution.theme(_:)`); `Theme.including(_:)` adds them to a theme, the theme's own
+/// entries winning.
 public struct ThemeContribution: Sendable {
     /// Attributes by node type.
     public var nodeTypes: [NodeType: Attributes]
@@ -113,15 +114,33 @@ public struct ThemeContribution: Sendable {
     }
 }
 
+extension ContributionKey where Value == ThemeContribution {
+    /// Theme entries (`style.theme`), read by `Theme.including(_:)`.
+    public static var theme: ContributionKey<ThemeContribution> { ContributionKey("style.theme") }
+}
+
+extension PluginContribution {
+    /// Theme entries for the plugin's node types.
+    public static func theme(_ contribution: ThemeContribution) -> PluginContribution {
+        PluginContribution(.theme, contribution)
+    }
+}
+
 extension Theme {
-    /// This theme plus every `ThemeContribution` among `extensions` (a configuration's plugin
-    /// extensions). An entry the theme already has for a type is kept: the app's theme wins.
-    public func including(_ extensions: [any Sendable]) -> Theme {
+    /// This theme plus `contributions`. An entry the theme already has for a type is kept: the
+    /// app's theme wins; among contributions, the first (the higher-priority plugin's) wins.
+    public func including(_ contributions: [ThemeContribution]) -> Theme {
         var result = self
-        for contribution in extensions.compactMap({ $0 as? ThemeContribution }) {
+        for contribution in contributions {
             result.nodeTypes.merge(contribution.nodeTypes) { mine, _ in mine }
             result.nodeStyles.merge(contribution.nodeStyles) { mine, _ in mine }
         }
         return result
+    }
+
+    /// This theme plus the theme entries among a configuration's contributions
+    /// (`configuration.plugins.contributions`).
+    public func including(_ contributions: [PluginContribution]) -> Theme {
+        including(contributions.values(for: .theme))
     }
 }

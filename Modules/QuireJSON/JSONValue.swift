@@ -1,9 +1,11 @@
-/// A JSON value as Lexical documents use it.
+/// A JSON value: the one "any value" type of Quire. Node fields and plugin options are JSON
+/// values, and CRDT values and text attributes convert through it (the article "The one value
+/// mapping" of this module lists every conversion).
 ///
 /// Objects keep their keys in input order (so exported documents read like their source), but
 /// equality is by value: two objects with the same members in a different order are equal, and a
 /// number is equal to another number of the same mathematical value whether it was written as an
-/// integer or not.
+/// integer or not. ``isIdentical(to:)`` also compares member order and number representation.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -47,10 +49,43 @@ public enum JSONValue: Sendable, Hashable {
         if case .array(let array) = self { return array }
         return nil
     }
+
+    /// The boolean payload, or nil when this is not a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let flag) = self { return flag }
+        return nil
+    }
+
+    /// The number payload as a `Double`, or nil when this is not a number.
+    public var doubleValue: Double? {
+        if case .number(let number) = self { return number.doubleValue }
+        return nil
+    }
+
+    /// Whether the two values are equal and also written alike: the same number representation
+    /// (an integer is not identical to a double of the same value, `-0.0` not to `0.0`) and
+    /// object members in the same order. Round-trip tests use it; `==` compares values.
+    ///
+    /// - Complexity: O(n) in the size of the smaller value.
+    public func isIdentical(to other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let left), .bool(let right)): return left == right
+        case (.number(let left), .number(let right)): return left.isIdentical(to: right)
+        case (.string(let left), .string(let right)): return left == right
+        case (.array(let left), .array(let right)):
+            return left.count == right.count && zip(left, right).allSatisfy { $0.isIdentical(to: $1) }
+        case (.object(let left), .object(let right)):
+            return left.count == right.count
+                && zip(left.members, right.members).allSatisfy { $0.key == $1.key && $0.value.isIdentical(to: $1.value) }
+        default: return false
+        }
+    }
 }
 
 /// A JSON number: an exact integer when the source had one that fits in 64 bits, a `Double`
-/// otherwise.
+/// otherwise (a fraction, an exponent, `-0`, or an integer beyond 64 bits, which reads as the
+/// nearest double).
 public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
     case integer(Int)
     case double(Double)
@@ -65,6 +100,16 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case .double(let value):
             guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
             return exact
+        }
+    }
+
+    /// Whether the two numbers are the same and written alike: both integers of the same value,
+    /// or both doubles with the same bits (any NaN matches any NaN).
+    public func isIdentical(to other: JSONNumber) -> Bool {
+        switch (self, other) {
+        case (.integer(let left), .integer(let right)): return left == right
+        case (.double(let left), .double(let right)): return left.bitPattern == right.bitPattern || (left.isNaN && right.isNaN)
+        default: return false
         }
     }
 
@@ -85,12 +130,13 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         if let integer = intValue { hasher.combine(integer) } else { hasher.combine(doubleValue) }
     }
 
+    /// The number as ``JSONWriter`` writes it: an integer in decimal, a double in the shortest
+    /// form that reads back as the same double (always with a `.` or an exponent, so it reads back
+    /// as a double: `1.0`, `1e+16`), a non-finite double as `null`, which is all JSON can say.
     public var description: String {
         switch self {
         case .integer(let value): return String(value)
-        case .double(let value):
-            if let integer = intValue { return String(integer) }
-            return value.isFinite ? "\(value)" : "null"
+        case .double(let value): return value.isFinite ? value.description : "null"
         }
     }
 }
@@ -138,8 +184,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
-    /// Appends a member without checking for an existing key; the caller guarantees uniqueness.
-    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+    /// Appends a member without checking for an existing key; the caller guarantees uniqueness
+    /// (the reader and the YAML loader have checked it with a hash set, in O(1) per key).
+    package mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append((key: key, value: value))
     }
 
@@ -166,5 +213,20 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
         hasher.combine(members.count)
         hasher.combine(combined)
+    }
+}
+
+/// Literals write JSON values as JSON reads: `["op": "insert", "pos": 0, "bold": true]`. An
+/// integer literal is an exact integer, a float literal a double, `.null` stays explicit.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(.integer(value)) }
+    public init(floatLiteral value: Double) { self = .number(.double(value)) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import QuireModel
+import QuireJSON
 
 @Suite struct JSONParserTests {
     @Test func parsesEveryKindOfValue() throws {
@@ -36,37 +36,38 @@ import Testing
 
     struct SyntaxCase: Sendable, CustomTestStringConvertible {
         let input: [UInt8]
-        let reason: JSONSyntaxError.Reason
+        let reason: JSONError.Reason
         let offset: Int
         let line: Int
         let column: Int
+        let path: String
         var testDescription: String { String(decoding: input, as: UTF8.self) }
     }
 
     static let syntaxCases: [SyntaxCase] = [
-        SyntaxCase(input: Array(#"{"a": 1"#.utf8), reason: .unexpectedEndOfInput, offset: 7, line: 1, column: 8),
-        SyntaxCase(input: Array("{\n  \"a\": tru}".utf8), reason: .unexpectedCharacter(UInt8(ascii: "}")), offset: 12, line: 2, column: 11),
-        SyntaxCase(input: Array(#"[1,]"#.utf8), reason: .unexpectedCharacter(UInt8(ascii: "]")), offset: 3, line: 1, column: 4),
-        SyntaxCase(input: Array(#"{"a":1}x"#.utf8), reason: .trailingCharacters, offset: 7, line: 1, column: 8),
-        SyntaxCase(input: Array(#"["\x"]"#.utf8), reason: .invalidEscape, offset: 2, line: 1, column: 3),
-        SyntaxCase(input: Array(#"["\ud83d"]"#.utf8), reason: .unpairedSurrogate, offset: 2, line: 1, column: 3),
-        SyntaxCase(input: Array("[\"a\u{1}\"]".utf8), reason: .controlCharacterInString, offset: 3, line: 1, column: 4),
-        SyntaxCase(input: Array("[01]".utf8), reason: .unexpectedCharacter(UInt8(ascii: "1")), offset: 2, line: 1, column: 3),
-        SyntaxCase(input: Array("[1.]".utf8), reason: .invalidNumber, offset: 3, line: 1, column: 4),
-        SyntaxCase(input: [0x5B, 0x22, 0x61, 0xC3, 0x28, 0x22, 0x5D], reason: .invalidUTF8, offset: 3, line: 1, column: 4),
-        SyntaxCase(input: [0x5B, 0x22, 0xFF, 0x22, 0x5D], reason: .invalidUTF8, offset: 2, line: 1, column: 3),
+        SyntaxCase(input: Array(#"{"a": 1"#.utf8), reason: .unexpectedEndOfInput, offset: 7, line: 1, column: 8, path: "$.a"),
+        SyntaxCase(input: Array("{\n  \"a\": tru}".utf8), reason: .unexpectedCharacter(UInt8(ascii: "}")), offset: 12, line: 2, column: 11, path: "$.a"),
+        SyntaxCase(input: Array(#"[1,]"#.utf8), reason: .unexpectedCharacter(UInt8(ascii: "]")), offset: 3, line: 1, column: 4, path: "$[1]"),
+        SyntaxCase(input: Array(#"{"a":1}x"#.utf8), reason: .trailingCharacters, offset: 7, line: 1, column: 8, path: "$"),
+        SyntaxCase(input: Array(#"["\x"]"#.utf8), reason: .invalidEscape, offset: 2, line: 1, column: 3, path: "$[0]"),
+        SyntaxCase(input: Array(#"["\ud83d"]"#.utf8), reason: .unpairedSurrogate, offset: 2, line: 1, column: 3, path: "$[0]"),
+        SyntaxCase(input: Array("[\"a\u{1}\"]".utf8), reason: .controlCharacterInString, offset: 3, line: 1, column: 4, path: "$[0]"),
+        SyntaxCase(input: Array("[01]".utf8), reason: .unexpectedCharacter(UInt8(ascii: "1")), offset: 2, line: 1, column: 3, path: "$[0]"),
+        SyntaxCase(input: Array("[1.]".utf8), reason: .invalidNumber, offset: 3, line: 1, column: 4, path: "$[0]"),
+        SyntaxCase(input: [0x5B, 0x22, 0x61, 0xC3, 0x28, 0x22, 0x5D], reason: .invalidUTF8, offset: 3, line: 1, column: 4, path: "$[0]"),
+        SyntaxCase(input: [0x5B, 0x22, 0xFF, 0x22, 0x5D], reason: .invalidUTF8, offset: 2, line: 1, column: 3, path: "$[0]"),
     ]
 
     @Test(arguments: syntaxCases)
     func reportsSyntaxErrorsWithPosition(_ testCase: SyntaxCase) {
-        #expect(throws: JSONSyntaxError(reason: testCase.reason, byteOffset: testCase.offset, line: testCase.line, column: testCase.column)) {
+        #expect(throws: JSONError(reason: testCase.reason, byteOffset: testCase.offset, line: testCase.line, column: testCase.column, path: testCase.path)) {
             try JSONParser.parse(testCase.input)
         }
     }
 
     @Test func boundsNestingDepth() {
         let deep = String(repeating: "[", count: JSONParser.maximumDepth + 1) + String(repeating: "]", count: JSONParser.maximumDepth + 1)
-        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
+        #expect(throws: JSONError.self) { try JSONParser.parse(deep) }
         let allowed = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
         #expect(throws: Never.self) { try JSONParser.parse(allowed) }
     }

@@ -1,0 +1,271 @@
+import QuireCRDT
+import QuireEditor
+import QuireModel
+
+/// Local commits → CRDT operations.
+///
+/// Structure first: blocks the commit created or moved are placed in the tree (parents before
+/// children, each right after its previous sibling), changed fields are written to the blocks'
+/// property maps, removed blocks are deleted. Then text: the text blocks the commit touched are
+/// grouped into segments of neighbours in document order; each segment's old runs (the stretch
+/// of the shared text between its untouched neighbours) are compared with its new content —
+/// markers by their block, characters by themselves — and only the middle that differs is
+/// deleted and inserted. A split therefore inserts one marker and a merge deletes one, and no
+/// character changes place. Last, the marks of the segment are set where they differ.
+extension EditorBinding {
+    /// The update listener: writes local commits (and what transforms added to the binding's own
+    /// remote commits) into the CRDT document.
+    func editorDidCommit(_ update: EditorUpdate) {
+        let own = ownOperationCount
+        ownOperationCount = nil
+        if update.replacedWholeState {
+            // The binding's own swap (a resynchronization) is the document already.
+            if own == nil { reseed(from: update.state) }
+            return
+        }
+        guard !update.transaction.isSelectionOnly else { return }
+        do throws(BridgeError) {
+            if let own {
+                // A change the binding applied: only what transforms and normalization wrote after
+                // its own operations is new to the CRDT.
+                let operations = update.transaction.operations
+                let derived = operations.dropFirst(own).filter { if case .setSelection = $0 { false } else { true } }
+                guard !derived.isEmpty else { return }
+                var middle = update.previousState
+                var end: EditorState
+                do {
+                    try middle.apply(Array(operations.prefix(own)))
+                    middle.clearDirtyNodes()
+                    end = middle
+                    try end.apply(Array(derived))
+                } catch {
+                    throw BridgeError.editor("the transaction does not replay: \(error)")
+                }
+                try write(from: middle, to: end, written: end.dirtyNodes, origin: Self.derivedOrigin, selection: nil)
+            } else {
+                try write(
+                    from: update.previousState, to: update.state, written: update.transaction.writtenNodes,
+                    origin: update.transaction.tag ?? "", selection: update.transaction.selectionBefore
+                )
+            }
+        } catch {
+            onError?(error)
+            resynchronize()
+        }
+    }
+
+    /// Ends the undo step being grown by typing.
+    func closeUndoGroup() {
+        undoManager.groupEnd()
+        isGroupOpen = false
+    }
+
+    /// Shows the CRDT document's projection in the editor again (after a failure that left the
+    /// two apart).
+    func resynchronize() {
+        document.commit()
+        runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
+        do {
+            let projected = try Projection.project(document, registry: editor.state.registry, runs: runs)
+            ownOperationCount = 0
+            try editor.setState(projected.state)
+            keyOfTree = projected.keys
+            treeOfKey = [:]
+            for (id, key) in keyOfTree { treeOfKey[key] = id }
+        } catch {
+            onError?(.editor("the projection could not be shown: \(error)"))
+        }
+    }
+
+    /// `setState` on a bound editor replaces the shared document's content with the new state.
+    func reseed(from state: EditorState) {
+        do {
+            for id in document.children(of: nil, in: DocumentSchema.blocks) {
+                try document.deleteNode(id, in: DocumentSchema.blocks)
+            }
+            let length = document.length(of: DocumentSchema.text)
+            if length > 0 { try document.delete(at: 0, count: length, in: DocumentSchema.text) }
+            try undoManager.commit(&document, origin: Self.derivedOrigin)
+            treeOfKey = [:]
+            keyOfTree = [:]
+            var writer = TextWriter()
+            for child in state.children(of: .root) {
+                try placeSubtree(child.key, under: nil, after: nil, in: state, writer: &writer)
+            }
+            try writer.flush(into: &document, at: 0)
+            _ = try undoManager.commit(&document, origin: Self.derivedOrigin)
+            runs = TextRuns(delta: document.toDelta(DocumentSchema.text))
+        } catch {
+            onError?(.schema("the new document could not be written: \(error)"))
+        }
+    }
+
+    // MARK: Writing a commit
+
+    /// Writes the difference between two states into the CRDT document as one commit.
+    func write(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?) throws(BridgeError) {
+        let meta = selection.map { UndoItemMeta(cursors: SelectionCursors.cursors(for: $0, in: previous, binding: self)) }
+        do {
+            let affected = affectedTextBlocks(from: previous, to: next, written: written)
+            try writeStructure(from: previous, to: next, written: written)
+            try writeText(affected, in: next)
+        } catch let error as BridgeError {
+            throw error
+        } catch let error as CRDTError {
+            throw .crdt(error)
+        } catch {
+            throw .schema("\(error)")
+        }
+        let event: DocumentEvent?
+        do {
+            if origin != Self.derivedOrigin {
+                // Consecutive commits of one tag within the merge interval are one undo step: an
+                // undo group stays open while they come.
+                let now = clock()
+                if isGroupOpen, origin.isEmpty || origin != lastLocalTag || now - lastLocalTime >= mergeInterval { closeUndoGroup() }
+                if !isGroupOpen {
+                    try undoManager.groupStart()
+                    isGroupOpen = true
+                }
+                lastLocalTag = origin
+                lastLocalTime = now
+            }
+            event = try undoManager.commit(&document, origin: origin, meta: meta)
+        } catch {
+            throw .undo(error)
+        }
+        var changes = RunChanges()
+        for container in event?.events ?? [] where container.target == DocumentSchema.text {
+            if case .text(let delta) = container.diff { runs.apply(delta, into: &changes) }
+        }
+    }
+
+    /// Tree operations for the blocks a commit created, moved, changed and removed.
+    private func writeStructure(from previous: EditorState, to next: EditorState, written: Set<NodeKey>) throws {
+        let changes = ChangeSet(from: previous, to: next, dirty: written)
+        // Placements: parents before children, each after its previous sibling.
+        let toPlace = changes.created.union(changes.moved).filter { key in
+            next[key].map(Projection.isBlock) == true && next.isAttached(key)
+        }
+        var placed = Set<NodeKey>()
+        for key in toPlace.sorted(by: { next.ancestors(of: $0).count < next.ancestors(of: $1).count }) {
+            // The chain of not yet placed previous siblings goes first, oldest first.
+            var chain = [key]
+            var previousSibling = previousBlock(before: key, in: next)
+            while let sibling = previousSibling, toPlace.contains(sibling), !placed.contains(sibling) {
+                chain.append(sibling)
+                previousSibling = previousBlock(before: sibling, in: next)
+            }
+            for block in chain.reversed() where placed.insert(block).inserted {
+                try place(block, in: next)
+            }
+        }
+        // Fields of blocks that stayed (placed ones had theirs written or are written here too).
+        for key in written where treeOfKey[key] != nil && !changes.created.contains(key) {
+            guard let old = previous[key], let new = next[key], Projection.isBlock(new), next.isAttached(key), old.fields != new.fields else { continue }
+            try writeFields(from: old.fields, to: new.fields, of: treeOfKey[key]!)
+        }
+        if written.contains(.root), previous.root.fields != next.root.fields {
+            for (name, value) in next.root.fields where previous.root.fields[name] != value {
+                try document.set(name, CRDTValue(value), in: DocumentSchema.root)
+            }
+            for (name, _) in previous.root.fields where next.root.fields[name] == nil {
+                try document.removeKey(name, in: DocumentSchema.root)
+            }
+        }
+        // Removals: the topmost removed blocks (a deleted node takes its subtree along).
+        let removed = written.filter { key in treeOfKey[key] != nil && !(next[key].map { _ in next.isAttached(key) } ?? false) }
+        for key in removed {
+            guard let id = treeOfKey[key] else { continue }
+            let parentRemoved = previous[key]?.parent.map(removed.contains) ?? false
+            if !parentRemoved, document.isAlive(id, in: DocumentSchema.blocks) { try document.deleteNode(id, in: DocumentSchema.blocks) }
+        }
+        for key in removed {
+            if let id = treeOfKey.removeValue(forKey: key) { keyOfTree[id] = nil }
+        }
+    }
+
+    /// The nearest previous sibling that is a block (inline siblings are the run's).
+    func previousBlock(before key: NodeKey, in state: EditorState) -> NodeKey? {
+        var current = state[key]?.previousSibling
+        while let sibling = current, let node = state[sibling] {
+            if Projection.isBlock(node) { return sibling }
+            current = node.previousSibling
+        }
+        return nil
+    }
+
+    /// Creates or moves one block's tree node right after its previous sibling's.
+    private func place(_ key: NodeKey, in state: EditorState) throws {
+        guard let node = state[key], let parentKey = node.parent else { return }
+        let parent = parentKey == .root ? nil : treeOfKey[parentKey]
+        if parentKey != .root && parent == nil { throw BridgeError.schema("block \(key)'s parent \(parentKey) has no tree node") }
+        let after = previousBlock(before: key, in: state).flatMap { treeOfKey[$0] }
+        if let id = treeOfKey[key], document.isAlive(id, in: DocumentSchema.blocks) {
+            try document.moveNode(id, under: parent, after: after, in: DocumentSchema.blocks)
+        } else {
+            let id = try document.createNode(under: parent, after: after, in: DocumentSchema.blocks)
+            treeOfKey[key] = id
+            keyOfTree[id] = key
+            try Projection.writeMeta(of: node, to: id, in: &document, state: state)
+        }
+    }
+
+    private func writeFields(from old: JSONObject, to new: JSONObject, of id: TreeID) throws {
+        let map = document.properties(of: id)
+        for (name, value) in new where old[name] != value { try document.set(name, CRDTValue(value), in: map) }
+        for (name, _) in old where new[name] == nil { try document.removeKey(name, in: map) }
+    }
+
+    /// Places a whole subtree (a re-seed), its runs gathered in `writer`.
+    private func placeSubtree(_ key: NodeKey, under parent: TreeID?, after: TreeID?, in state: EditorState, writer: inout TextWriter) throws {
+        guard let node = state[key], Projection.isBlock(node) else { return }
+        let id = try document.createNode(under: parent, after: after, in: DocumentSchema.blocks)
+        treeOfKey[key] = id
+        keyOfTree[id] = key
+        try Projection.writeMeta(of: node, to: id, in: &document, state: state)
+        if InlineContent.hasRun(node, in: state) { writer.append(block: id, runs: InlineContent.runs(of: key, in: state)) }
+        var previous: TreeID?
+        for child in state.children(of: key) where Projection.isBlock(child) {
+            try placeSubtree(child.key, under: id, after: previous, in: state, writer: &writer)
+            previous = treeOfKey[child.key]
+        }
+    }
+}
+
+/// Scalars and marks to write into the shared text in one go.
+struct TextWriter {
+    var scalars = String.UnicodeScalarView()
+    var marks: [String: [(range: Range<Int>, value: CRDTValue)]] = [:]
+
+    mutating func addMark(_ key: String, _ value: CRDTValue, _ range: Range<Int>) {
+        if let last = marks[key]?.last, last.range.upperBound == range.lowerBound, last.value == value {
+            marks[key]![marks[key]!.count - 1].range = last.range.lowerBound..<range.upperBound
+        } else {
+            marks[key, default: []].append((range, value))
+        }
+    }
+
+    /// A block's marker and runs.
+    mutating func append(block: TreeID, runs: [StyledRun]) {
+        let at = scalars.count
+        scalars.append(DocumentSchema.markerScalar)
+        addMark(DocumentSchema.blockKey, .string(DocumentSchema.string(block)), at..<(at + 1))
+        for run in runs {
+            let start = scalars.count
+            scalars.append(contentsOf: run.scalars)
+            for (name, value) in run.attributes { addMark(name, value, start..<scalars.count) }
+        }
+    }
+
+    /// Inserts everything at `position` and marks it.
+    func flush(into document: inout CRDTDocument, at position: Int) throws(CRDTError) {
+        guard !scalars.isEmpty else { return }
+        try document.insertText(String(scalars), at: position, in: DocumentSchema.text)
+        for key in marks.keys.sorted() {
+            for (range, value) in marks[key]! {
+                try document.mark((range.lowerBound + position)..<(range.upperBound + position), key: key, value: value, in: DocumentSchema.text)
+            }
+        }
+    }
+}

@@ -1,0 +1,683 @@
+/// The one JSON reader: a strict RFC 8259 pull reader over UTF-8 bytes.
+///
+/// Decoders walk a document with it directly — ``beginObject()`` then ``nextKey()`` until it
+/// returns nil, ``beginArray()`` then ``nextElement()`` until it returns false, and the scalar
+/// reads in between — so a large input never has to become a ``JSONValue`` tree;
+/// ``readValue()`` builds the tree of one value when that is what the caller wants, and
+/// ``JSONParser`` is that for a whole document.
+///
+/// The input policy is the same for every format Quire reads as JSON:
+/// - a UTF-8 byte-order mark at the start is skipped;
+/// - strings must be valid UTF-8 (the error names the first byte of the bad sequence), escapes
+///   must be well formed and `\u` surrogates paired;
+/// - what JavaScript's `JSON.parse` rejects is rejected (comments, trailing commas, leading
+///   zeros, bare control characters in strings), and so is a number beyond `Double`'s range;
+/// - an object that repeats a key is an error naming the key's path, unless the caller chooses
+///   ``Options/DuplicateKeys/keepLast``;
+/// - arrays and objects nest at most ``Options/maximumDepth`` levels (512 by default), so hostile
+///   input cannot exhaust the stack of a recursive consumer.
+///
+/// Every error is a ``JSONError`` with the byte offset, the line and column, and the JSON path of
+/// the value being read; the reader keeps the path as a stack of open containers (one entry per
+/// level, updated in O(1) per member), and the line and column are computed only when an error
+/// is reported.
+public struct JSONReader: Sendable {
+    /// What the reader accepts.
+    public struct Options: Sendable, Hashable {
+        /// What to do when an object repeats a key.
+        public enum DuplicateKeys: Sendable, Hashable {
+            /// Refuse the input with ``JSONError/Reason/duplicateKey(_:)`` (the default).
+            case reject
+            /// Accept it; ``JSONReader/readValue()`` keeps the last value, as JavaScript does
+            /// (O(m) per member of an object with m members).
+            case keepLast
+        }
+
+        /// The nesting limit of ``JSONReader/Options/maximumDepth`` unless a caller chooses another.
+        public static let defaultMaximumDepth = 512
+
+        /// The deepest nesting of arrays and objects accepted; the top-level container is level 1.
+        public var maximumDepth: Int
+        /// What to do when an object repeats a key.
+        public var duplicateKeys: DuplicateKeys
+
+        public init(maximumDepth: Int = Options.defaultMaximumDepth, duplicateKeys: DuplicateKeys = .reject) {
+            self.maximumDepth = maximumDepth
+            self.duplicateKeys = duplicateKeys
+        }
+    }
+
+    /// One open array or object.
+    private struct Frame: Sendable {
+        var isObject: Bool
+        /// Members or elements begun so far.
+        var count = 0
+        /// The key of the member being read (objects).
+        var key: JSONKey?
+        /// Where this object's keys start in `keys`.
+        var firstKey: Int
+        /// The keys as strings once the object has more than `linearKeyLimit` (a linear scan
+        /// below that beats hashing, above it a scan would make large objects quadratic).
+        var keySet: Set<String>?
+    }
+
+    private static let linearKeyLimit = 16
+
+    /// The input.
+    public let bytes: [UInt8]
+    /// The offset of the next byte to read.
+    public private(set) var offset: Int
+    /// What the reader accepts.
+    public let options: Options
+    /// 3 when the input starts with a byte-order mark (columns on line 1 do not count it).
+    private let start: Int
+    private var frames: [Frame] = []
+    /// The keys of the open objects that still compare by scanning, innermost last.
+    private var keys: [JSONKey] = []
+
+    /// A reader positioned before the first value of `bytes` (after a byte-order mark).
+    public init(_ bytes: [UInt8], options: Options = Options()) {
+        self.bytes = bytes
+        self.options = options
+        start = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        offset = start
+    }
+
+    /// The number of open arrays and objects.
+    public var depth: Int { frames.count }
+
+    // MARK: errors and paths
+
+    /// The path of the value being read.
+    ///
+    /// - Complexity: O(depth), plus decoding the keys.
+    public var path: JSONPath {
+        var components: [JSONPath.Component] = []
+        components.reserveCapacity(frames.count)
+        for frame in frames where frame.count > 0 {
+            if frame.isObject {
+                if let key = frame.key { components.append(.key(string(for: key))) }
+            } else {
+                components.append(.index(frame.count - 1))
+            }
+        }
+        return JSONPath(components)
+    }
+
+    /// An error at `offset` (the current offset by default) with the current path.
+    ///
+    /// - Complexity: O(offset) to count lines and columns.
+    public func error(_ reason: JSONError.Reason, at offset: Int? = nil) -> JSONError {
+        let at = min(max(offset ?? self.offset, 0), bytes.count)
+        let (line, column) = location(of: at)
+        return JSONError(reason: reason, byteOffset: at, line: line, column: column, path: path.description)
+    }
+
+    /// The 1-based line and column (in Unicode scalars) of a byte offset.
+    ///
+    /// - Complexity: O(offset).
+    public func location(of offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        var index = start
+        let end = min(offset, bytes.count)
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            index += 1
+        }
+        return (line, column)
+    }
+
+    // MARK: structure
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The kind of the next value, without consuming it.
+    ///
+    /// - Throws: at the end of the input, or at a byte that cannot start a value.
+    public mutating func nextValueKind() throws(JSONError) -> JSONValueKind {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        guard let kind = JSONValueKind(firstByte: bytes[offset]) else { throw error(.unexpectedCharacter(bytes[offset])) }
+        return kind
+    }
+
+    /// Whether only whitespace remains; throws ``JSONError/Reason/trailingCharacters`` otherwise.
+    public mutating func finish() throws(JSONError) {
+        skipWhitespace()
+        if offset < bytes.count { throw error(.trailingCharacters) }
+    }
+
+    /// An error for a value of the wrong kind where `expected` was wanted.
+    private mutating func mismatch(_ expected: String) -> JSONError {
+        skipWhitespace()
+        guard offset < bytes.count else { return error(.unexpectedEndOfInput) }
+        guard let kind = JSONValueKind(firstByte: bytes[offset]) else { return error(.unexpectedCharacter(bytes[offset])) }
+        return error(.typeMismatch(expected: expected, found: kind.name))
+    }
+
+    private mutating func open(object: Bool) throws(JSONError) {
+        guard frames.count < options.maximumDepth else { throw error(.nestingTooDeep(limit: options.maximumDepth)) }
+        frames.append(Frame(isObject: object, firstKey: keys.count))
+        offset += 1
+    }
+
+    private mutating func close() {
+        let frame = frames.removeLast()
+        if frame.isObject, frame.firstKey < keys.count { keys.removeSubrange(frame.firstKey...) }
+        offset += 1
+    }
+
+    /// Consumes the `{` of an object; read its members with ``nextKey()``.
+    public mutating func beginObject() throws(JSONError) {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "{") else { throw mismatch("an object") }
+        try open(object: true)
+    }
+
+    /// Moves to the next member of the innermost object and returns its key, positioned on the
+    /// member's value (which the caller must read or skip); returns nil after consuming the `}`.
+    ///
+    /// - Throws: ``JSONError/Reason/duplicateKey(_:)`` when the key repeats one of this object's.
+    /// - Complexity: O(1) amortized plus the key's length (a linear scan of the first 16 keys,
+    ///   hashing beyond).
+    public mutating func nextKey() throws(JSONError) -> JSONKey? {
+        let top = frames.count - 1
+        precondition(top >= 0 && frames[top].isObject, "nextKey() outside an object")
+        guard try advance(closing: UInt8(ascii: "}")) else { return nil }
+        frames[top].key = nil
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(bytes[offset])) }
+        let keyOffset = offset
+        let key = try scanString()
+        frames[top].key = key
+        if options.duplicateKeys == .reject { try remember(key, at: keyOffset, in: top) }
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        guard bytes[offset] == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(bytes[offset])) }
+        offset += 1
+        skipWhitespace()
+        return key
+    }
+
+    private mutating func remember(_ key: JSONKey, at keyOffset: Int, in top: Int) throws(JSONError) {
+        if frames[top].keySet == nil {
+            for other in keys[frames[top].firstKey...] where same(other, key) {
+                throw error(.duplicateKey(string(for: key)), at: keyOffset)
+            }
+            keys.append(key)
+            if keys.count - frames[top].firstKey > Self.linearKeyLimit {
+                frames[top].keySet = Set(keys[frames[top].firstKey...].map { string(for: $0) })
+                keys.removeSubrange(frames[top].firstKey...)
+            }
+        } else {
+            let name = string(for: key)
+            if frames[top].keySet!.insert(name).inserted == false {
+                throw error(.duplicateKey(name), at: keyOffset)
+            }
+        }
+    }
+
+    private func same(_ left: JSONKey, _ right: JSONKey) -> Bool {
+        if left.decoded == nil, right.decoded == nil {
+            guard left.range.count == right.range.count else { return false }
+            return bytes[left.range].elementsEqual(bytes[right.range])
+        }
+        return string(for: left) == string(for: right)
+    }
+
+    /// Consumes the `[` of an array; read its elements with ``nextElement()``.
+    public mutating func beginArray() throws(JSONError) {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else { throw mismatch("an array") }
+        try open(object: false)
+    }
+
+    /// Moves to the next element of the innermost array: true when there is one (positioned on
+    /// it; the caller must read or skip it), false after consuming the `]`.
+    ///
+    /// - Complexity: O(1) plus whitespace.
+    public mutating func nextElement() throws(JSONError) -> Bool {
+        precondition(frames.last.map { !$0.isObject } == true, "nextElement() outside an array")
+        return try advance(closing: UInt8(ascii: "]"))
+    }
+
+    /// Moves past the comma before the innermost container's next member or element and counts
+    /// it, or consumes the container's `closing` bracket and returns false.
+    private mutating func advance(closing: UInt8) throws(JSONError) -> Bool {
+        let top = frames.count - 1
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        let byte = bytes[offset]
+        if byte == closing {
+            close()
+            return false
+        }
+        if frames[top].count > 0 {
+            guard byte == UInt8(ascii: ",") else { throw error(.unexpectedCharacter(byte)) }
+            offset += 1
+            skipWhitespace()
+        }
+        frames[top].count += 1
+        return true
+    }
+
+    // MARK: keys
+
+    /// Whether `key` is `name`.
+    ///
+    /// - Complexity: O(length of the key).
+    public func key(_ key: JSONKey, is name: StaticString) -> Bool {
+        if let decoded = key.decoded {
+            return name.withUTF8Buffer { decoded.utf8.elementsEqual($0) }
+        }
+        guard key.range.count == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { bytes[key.range].elementsEqual($0) }
+    }
+
+    /// The key as a string.
+    ///
+    /// - Complexity: O(length of the key).
+    public func string(for key: JSONKey) -> String {
+        key.decoded ?? String(decoding: bytes[key.range], as: UTF8.self)
+    }
+
+    // MARK: scalars
+
+    /// Reads a string.
+    ///
+    /// - Complexity: O(length).
+    public mutating func readString() throws(JSONError) -> String {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        return string(for: try scanString())
+    }
+
+    /// Reads a string and returns the range of its bytes between the quotes when it has no
+    /// escapes, so that a decoder can compare or parse it without making a `String`; returns
+    /// nil, having read nothing, when it has escapes (read it with ``readString()``).
+    ///
+    /// - Complexity: O(length).
+    public mutating func readUnescapedString() throws(JSONError) -> Range<Int>? {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        let quote = offset
+        let scanned = try scanString()
+        guard scanned.decoded == nil else {
+            offset = quote
+            return nil
+        }
+        return scanned.range
+    }
+
+    /// Reads a number: an exact integer when it is written as one and fits 64 bits, a double
+    /// otherwise (`-0` reads as the double `-0.0`, keeping its sign).
+    ///
+    /// - Throws: ``JSONError/Reason/numberOutOfRange`` beyond `Double`'s range.
+    /// - Complexity: O(digits).
+    public mutating func readNumber() throws(JSONError) -> JSONNumber {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "-") || Self.isDigit(bytes[offset]) else {
+            throw mismatch("a number")
+        }
+        return try scanNumber()
+    }
+
+    /// Reads an integer (a number with an integral value that fits `Int`).
+    ///
+    /// - Complexity: O(digits).
+    public mutating func readInt() throws(JSONError) -> Int {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "-") || Self.isDigit(bytes[offset]) else {
+            throw mismatch("an integer")
+        }
+        let numberOffset = offset
+        let number = try scanNumber()
+        guard let integer = number.intValue else {
+            throw error(.typeMismatch(expected: "an integer", found: "number \(number)"), at: numberOffset)
+        }
+        return integer
+    }
+
+    /// Reads `true` or `false`.
+    public mutating func readBool() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
+        switch bytes[offset] {
+        case UInt8(ascii: "t"): try literal("true"); return true
+        case UInt8(ascii: "f"): try literal("false"); return false
+        default: throw mismatch("a boolean")
+        }
+    }
+
+    /// Consumes a `null` and returns true, or returns false leaving any other value unread.
+    public mutating func readNullIfPresent() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    /// Skips the next value, checking its syntax (and its keys, as ``readValue()`` would).
+    ///
+    /// - Complexity: O(size of the value).
+    public mutating func skipValue() throws(JSONError) {
+        switch try nextValueKind() {
+        case .object:
+            try beginObject()
+            while try nextKey() != nil { try skipValue() }
+        case .array:
+            try beginArray()
+            while try nextElement() { try skipValue() }
+        case .string: _ = try scanString()
+        case .number: _ = try scanNumber()
+        case .bool: _ = try readBool()
+        case .null: try literal("null")
+        }
+    }
+
+    /// Reads the next value as a tree.
+    ///
+    /// - Complexity: O(size of the value).
+    public mutating func readValue() throws(JSONError) -> JSONValue {
+        switch try nextValueKind() {
+        case .object:
+            try beginObject()
+            var object = JSONObject()
+            while let key = try nextKey() {
+                let name = string(for: key)
+                let value = try readValue()
+                if options.duplicateKeys == .reject { object.appendUnchecked(name, value) } else { object[name] = value }
+            }
+            return .object(object)
+        case .array:
+            try beginArray()
+            var array: [JSONValue] = []
+            while try nextElement() { array.append(try readValue()) }
+            return .array(array)
+        case .string: return .string(string(for: try scanString()))
+        case .number: return .number(try scanNumber())
+        case .bool: return .bool(try readBool())
+        case .null:
+            try literal("null")
+            return .null
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONError) {
+        let count = word.utf8CodeUnitCount
+        for index in 0..<count {
+            let at = offset + index
+            guard at < bytes.count else { throw error(.unexpectedEndOfInput, at: at) }
+            guard bytes[at] == word.utf8Start[index] else { throw error(.unexpectedCharacter(bytes[at]), at: at) }
+        }
+        offset += count
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    // MARK: strings
+
+    /// Scans the string starting at the quote under `offset`: checks UTF-8, control characters
+    /// and escapes in one pass, and decodes only when there are escapes.
+    private mutating func scanString() throws(JSONError) -> JSONKey {
+        let contentStart = offset + 1
+        let scan = bytes.withUnsafeBufferPointer { buffer in Self.scanPlain(buffer, from: contentStart) }
+        switch scan {
+        case .closed(let end):
+            offset = end + 1
+            return JSONKey(range: contentStart..<end, decoded: nil)
+        case .escape(let at):
+            return try decodeEscaped(contentStart: contentStart, firstEscape: at)
+        case .failure(let reason, let at):
+            throw error(reason, at: at)
+        }
+    }
+
+    private enum PlainScan {
+        case closed(Int)
+        case escape(Int)
+        case failure(JSONError.Reason, Int)
+    }
+
+    /// Scans plain string bytes up to the closing quote or the first backslash.
+    private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> PlainScan {
+        var index = start
+        let end = buffer.count
+        while index < end {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") { return .closed(index) }
+            if byte == UInt8(ascii: "\\") { return .escape(index) }
+            if byte < 0x20 { return .failure(.controlCharacterInString, index) }
+            if byte < 0x80 {
+                index += 1
+            } else {
+                let length = utf8SequenceLength(buffer, at: index)
+                if length == 0 { return .failure(.invalidUTF8, index) }
+                index += length
+            }
+        }
+        return .failure(.unexpectedEndOfInput, end)
+    }
+
+    /// The length of the valid UTF-8 sequence whose lead byte (≥ 0x80) is at `index`, or 0 when
+    /// the bytes there are not UTF-8 (overlong forms, surrogates and values beyond U+10FFFF
+    /// included, per the Unicode standard's table of well-formed sequences).
+    @inline(__always)
+    private static func utf8SequenceLength(_ buffer: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        let lead = buffer[index]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return 0
+        }
+        guard index + length <= buffer.count else { return 0 }
+        let second = buffer[index + 1]
+        guard second >= low, second <= high else { return 0 }
+        for continuation in 2..<length where buffer[index + continuation] & 0xC0 != 0x80 { return 0 }
+        return length
+    }
+
+    private mutating func decodeEscaped(contentStart: Int, firstEscape: Int) throws(JSONError) -> JSONKey {
+        var decoded = Array(bytes[contentStart..<firstEscape])
+        var index = firstEscape
+        while true {
+            guard index < bytes.count else { throw error(.unexpectedEndOfInput, at: index) }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset = index + 1
+                return JSONKey(range: contentStart..<index, decoded: String(decoding: decoded, as: UTF8.self))
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count else { throw error(.unexpectedEndOfInput, at: index + 1) }
+                let escape = bytes[index + 1]
+                switch escape {
+                case UInt8(ascii: "\""): decoded.append(0x22)
+                case UInt8(ascii: "\\"): decoded.append(0x5C)
+                case UInt8(ascii: "/"): decoded.append(0x2F)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalarValue = try hex4(at: index + 2)
+                    var length = 6
+                    if (0xD800...0xDBFF).contains(scalarValue) {
+                        guard index + 7 < bytes.count, bytes[index + 6] == UInt8(ascii: "\\"),
+                              bytes[index + 7] == UInt8(ascii: "u") else {
+                            throw error(.unpairedSurrogate, at: index)
+                        }
+                        let low = try hex4(at: index + 8)
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error(.unpairedSurrogate, at: index + 6) }
+                        scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+                        length = 12
+                    } else if (0xDC00...0xDFFF).contains(scalarValue) {
+                        throw error(.unpairedSurrogate, at: index)
+                    }
+                    guard let scalar = Unicode.Scalar(scalarValue) else { throw error(.invalidEscape, at: index) }
+                    decoded.append(contentsOf: UTF8.encode(scalar)!)
+                    index += length
+                    continue
+                default:
+                    throw error(.invalidEscape, at: index)
+                }
+                index += 2
+            default:
+                if byte < 0x20 { throw error(.controlCharacterInString, at: index) }
+                if byte < 0x80 {
+                    decoded.append(byte)
+                    index += 1
+                } else {
+                    let length = bytes.withUnsafeBufferPointer { Self.utf8SequenceLength($0, at: index) }
+                    guard length > 0 else { throw error(.invalidUTF8, at: index) }
+                    decoded.append(contentsOf: bytes[index..<(index + length)])
+                    index += length
+                }
+            }
+        }
+    }
+
+    private func hex4(at start: Int) throws(JSONError) -> UInt32 {
+        var value: UInt32 = 0
+        for index in start..<(start + 4) {
+            guard index < bytes.count else { throw error(.unexpectedEndOfInput, at: index) }
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error(.invalidEscape, at: index)
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    // MARK: numbers
+
+    private mutating func scanNumber() throws(JSONError) -> JSONNumber {
+        let numberStart = offset
+        var index = offset
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count else { throw error(.unexpectedEndOfInput, at: index) }
+        let digitsStart = index
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            // A leading zero belongs to the number token: refuse "01" here rather than leave the
+            // "1" to whatever reads next, which may already have acted on the 0.
+            if index < bytes.count, Self.isDigit(bytes[index]) { throw error(.unexpectedCharacter(bytes[index]), at: index) }
+        } else if Self.isDigit(bytes[index]) {
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        } else {
+            throw error(.invalidNumber, at: index)
+        }
+        let digitsEnd = index
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+            guard index > fractionStart else { throw error(index < bytes.count ? .invalidNumber : .unexpectedEndOfInput, at: index) }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let exponentStart = index
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+            guard index > exponentStart else { throw error(index < bytes.count ? .invalidNumber : .unexpectedEndOfInput, at: index) }
+        }
+        offset = index
+        if isInteger {
+            let digitCount = digitsEnd - digitsStart
+            if digitCount <= 18 {
+                // At most 18 digits always fit an Int.
+                var magnitude = 0
+                for digit in bytes[digitsStart..<digitsEnd] { magnitude = magnitude &* 10 &+ Int(digit &- UInt8(ascii: "0")) }
+                if negative && magnitude == 0 { return .double(-0.0) }
+                return .integer(negative ? -magnitude : magnitude)
+            }
+            var magnitude: UInt64 = 0
+            var overflow = false
+            for digit in bytes[digitsStart..<digitsEnd] {
+                let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit &- UInt8(ascii: "0")))
+                overflow = overflow || overflow1 || overflow2
+                magnitude = sum
+            }
+            if !overflow {
+                if !negative, magnitude <= UInt64(Int.max) { return .integer(Int(magnitude)) }
+                if negative, magnitude <= UInt64(Int.max) + 1 { return .integer(Int(truncatingIfNeeded: 0 &- magnitude)) }
+            }
+        }
+        let text = String(decoding: bytes[numberStart..<index], as: UTF8.self)
+        guard let double = Double(text) else { throw error(.invalidNumber, at: numberStart) }
+        guard double.isFinite else { throw error(.numberOutOfRange, at: numberStart) }
+        return .double(double)
+    }
+}
+
+/// The raw key of an object member as ``JSONReader/nextKey()`` returns it: the range of its bytes
+/// between the quotes, and its decoded text when it had escapes.
+public struct JSONKey: Sendable, Hashable {
+    /// The bytes between the quotes, escapes undecoded.
+    public let range: Range<Int>
+    /// The key's text when it had escapes (nil when the bytes are the text).
+    public let decoded: String?
+}
+
+/// The kind of a JSON value, as its first byte tells it.
+public enum JSONValueKind: Sendable, Hashable {
+    case object, array, string, number, bool, null
+
+    init?(firstByte byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "{"): self = .object
+        case UInt8(ascii: "["): self = .array
+        case UInt8(ascii: "\""): self = .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): self = .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): self = .bool
+        case UInt8(ascii: "n"): self = .null
+        default: return nil
+        }
+    }
+
+    /// The kind's name as error messages spell it.
+    public var name: String {
+        switch self {
+        case .object: "object"
+        case .array: "array"
+        case .string: "string"
+        case .number: "number"
+        case .bool: "boolean"
+        case .null: "null"
+        }
+    }
+}
