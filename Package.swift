@@ -26,7 +26,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireReconciler", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"]),
     ModuleRow(name: "QuireSelection", dependencies: ["QuireModel", "QuirePositionIndex"], testDependencies: ["QuireModel", "QuirePositionIndex", "QuireReconciler"]),
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage", "QuireTestSupport", "QuireStyle"]),
-    ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms", "QuireJSON"], testDependencies: ["QuireAlgorithms", "QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
+    ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms", "QuireJSON", "CLZ4", "CXXHash"], testDependencies: ["QuireAlgorithms", "QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor"], hasTests: false),
     ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
         "QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
@@ -101,6 +101,19 @@ var targets: [Target] = [
         path: "Modules/CCmarkGFM",
         pkgConfig: "libcmark-gfm",
         providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+    ),
+    // Loro's binary formats: LZ4 frames and xxHash32 checksums through Debian's reference libraries.
+    .systemLibrary(
+        name: "CLZ4",
+        path: "Modules/CLZ4",
+        pkgConfig: "liblz4",
+        providers: [.apt(["liblz4-dev"])]
+    ),
+    .systemLibrary(
+        name: "CXXHash",
+        path: "Modules/CXXHash",
+        pkgConfig: "libxxhash",
+        providers: [.apt(["libxxhash-dev"])]
     ),
     .testTarget(
         name: "QuireMarkdownTests",

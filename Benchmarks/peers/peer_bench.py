@@ -2,18 +2,22 @@
 """Quire's peer benchmark: replays one editing trace into Loro (PyPI loro) and Yrs (PyPI pycrdt)
 and prints one JSON object {"loro": {...}, "yrs": {...}} for CRDTBenchmark's side-by-side table.
 
-Usage: python peer_bench.py TRACE.json.gz [--json-out FILE]
+Usage: python peer_bench.py TRACE.json.gz [--json-out FILE] [--bin-out DIR]
 Metrics (times: best of REPEATS, time.perf_counter):
   replay_s              one commit/transaction per trace transaction
   one_commit_s          a single commit/transaction around the whole trace
   snapshot_bytes        Loro: ExportMode.Snapshot(); Yrs: full-state update (its snapshot)
   load_s                fresh doc imports the snapshot, then reads the text
+  export_snapshot_s     Loro: ExportMode.Snapshot() of the replayed document
   updates_bytes         all updates from the empty version as one blob
+  export_updates_s      Loro: ExportMode.Updates(empty version) of the replayed document
   import_all_s          fresh doc imports that blob
   update_bytes_per_txn  mean size of the update each transaction emits
   json_bytes            Loro: export_json_updates of the whole history (written to --json-out FILE
                         so that Quire imports the very same JSON)
   import_json_s         Loro: a fresh doc imports that JSON text (parse included)
+With --bin-out DIR, Loro's updates blob and snapshot are written to DIR/updates.bin and
+DIR/snapshot.bin, so that Quire imports the very same bytes.
 """
 import gc
 import gzip
@@ -74,7 +78,7 @@ def bench_loro(txns, end):
     out["replay_s"], doc = best(lambda: replay(True))
     assert doc.get_text("text").to_string() == end, "loro replay diverged"
     out["one_commit_s"], _ = best(lambda: replay(False))
-    snapshot = doc.export(loro.ExportMode.Snapshot())
+    out["export_snapshot_s"], snapshot = best(lambda: doc.export(loro.ExportMode.Snapshot()))
     out["snapshot_bytes"] = len(snapshot)
 
     def load():
@@ -84,8 +88,13 @@ def bench_loro(txns, end):
 
     out["load_s"], text = best(load, 10)
     assert text == end
-    updates = doc.export(loro.ExportMode.Updates(loro.VersionVector()))
+    out["export_updates_s"], updates = best(lambda: doc.export(loro.ExportMode.Updates(loro.VersionVector())))
     out["updates_bytes"] = len(updates)
+    if BIN_OUT:
+        with open(BIN_OUT + "/updates.bin", "wb") as f:
+            f.write(bytes(updates))
+        with open(BIN_OUT + "/snapshot.bin", "wb") as f:
+            f.write(bytes(snapshot))
 
     def import_all():
         d = fresh()
@@ -184,12 +193,15 @@ def bench_yrs(txns, end):
 
 
 JSON_OUT = None
+BIN_OUT = None
 
 
 def main():
-    global JSON_OUT
+    global JSON_OUT, BIN_OUT
     if "--json-out" in sys.argv:
         JSON_OUT = sys.argv[sys.argv.index("--json-out") + 1]
+    if "--bin-out" in sys.argv:
+        BIN_OUT = sys.argv[sys.argv.index("--bin-out") + 1]
     with gzip.open(sys.argv[1], "rt", encoding="utf-8") as f:
         trace = json.load(f)
     txns = edits(trace)

@@ -4,20 +4,50 @@ import QuireBridge
 import QuireCRDT
 import QuireModel
 
-/// `quire crdt …`: exchange documents with Loro through its JSON updates, and keep Lexical
-/// documents in the CRDT in the bridge's schema (QuireBridge's `DocumentSchema`).
+/// `quire crdt …`: merge and convert CRDT updates and snapshots, Loro's (binary and JSON) and
+/// Quire's own, and keep Lexical documents in the CRDT in the bridge's schema (QuireBridge's
+/// `DocumentSchema`).
 struct CRDTCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crdt",
-        abstract: "Merge and convert CRDT updates (Loro's JSON updates, Quire's binary updates).",
+        abstract: "Merge and convert CRDT updates and snapshots (Loro's binary and JSON formats, Quire's binary).",
         subcommands: [Merge.self, Export.self, ImportLexical.self, ExportLexical.self, Render.self]
     )
 
-    /// The update formats the commands read and write.
+    /// The formats the commands read and write.
     enum Format: String, ExpressibleByArgument, CaseIterable {
+        /// Loro's binary updates and snapshots (`ExportMode.Updates`, `Snapshot`, `ShallowSnapshot`).
+        case loro
+        /// Loro's JSON updates (`export_json_updates`); Quire's binary is read as well.
         case loroJSON = "loro-json"
-        /// Quire's binary updates or snapshot (QuireCRDT's `exportUpdates`, `exportSnapshot`).
+        /// Quire's binary updates and snapshots.
         case quire
+    }
+
+    /// What a file's first bytes say it is.
+    enum Kind: CustomStringConvertible {
+        case loroBinary, quireBinary, json
+
+        /// The format that reads this kind.
+        var format: Format {
+            switch self {
+            case .loroBinary: return .loro
+            case .quireBinary: return .quire
+            case .json: return .loroJSON
+            }
+        }
+
+        init(_ bytes: [UInt8]) {
+            if bytes.starts(with: Array("loro".utf8)) { self = .loroBinary } else if bytes.first == 0xC7 { self = .quireBinary } else { self = .json }
+        }
+
+        var description: String {
+            switch self {
+            case .loroBinary: return "Loro binary updates or a Loro snapshot"
+            case .quireBinary: return "Quire's binary updates or snapshot"
+            case .json: return "text (Loro JSON updates?)"
+            }
+        }
     }
 
     /// A failure tied to the input it came from.
@@ -29,13 +59,19 @@ struct CRDTCommand: ParsableCommand {
 
     /// Options shared by the subcommands that read updates.
     struct Inputs: ParsableArguments {
-        @Option(help: "The update format of the files: \(Format.allCases.map(\.rawValue).joined(separator: ", ")) (default: recognized per file).")
+        @Option(help: "The format: \(Format.allCases.map(\.rawValue).joined(separator: ", ")) (default: each file's format is recognized; export writes loro-json). Files of another kind are an error (loro-json also reads Quire's binary).")
         var format: Format?
+
+        /// What export writes.
+        var outputFormat: Format { format ?? .loroJSON }
+
+        @Option(help: "The format of the input files when it differs from --format (export converts between formats).")
+        var inputFormat: Format?
 
         @Option(help: "The peer ID (u64) of the merging document.")
         var peer: UInt64 = 1
 
-        @Argument(help: "Update files, imported in order: Loro JSON updates, or Quire binary updates/snapshots; - for standard input.")
+        @Argument(help: "Update or snapshot files, imported in order; - for standard input.")
         var files: [String]
 
         /// Imports every file into one document; any changes still missing dependencies at the
@@ -45,15 +81,25 @@ struct CRDTCommand: ParsableCommand {
             var pending: [IDSpan] = []
             for file in files {
                 let bytes = try InputFile.read(file)
-                // Quire's binary frames start with 0xC7, which no JSON text does.
-                let recognized: Format = bytes.first == 0xC7 ? .quire : .loroJSON
-                let hint = format.map { $0 == recognized ? "" : " (the file looks like \(recognized.rawValue) updates)" } ?? ""
+                let kind = Kind(bytes)
+                let accepted: Bool
+                let expected = inputFormat ?? format
+                switch expected {
+                case .loro: accepted = kind == .loroBinary
+                case .quire: accepted = kind == .quireBinary
+                case .loroJSON: accepted = kind != .loroBinary
+                case nil: accepted = true
+                }
+                let hint = expected.map { $0 == kind.format ? "" : " (the file looks like \(kind.format.rawValue) updates)" } ?? ""
+                guard accepted else {
+                    let option = inputFormat == nil ? "--format" : "--input-format"
+                    throw InputError(file: file, reason: "\(kind) is not what \(option) \(expected?.rawValue ?? "") reads" + hint)
+                }
                 do {
-                    switch format ?? recognized {
-                    case .quire:
-                        pending = try doc.importUpdates(bytes).pending
-                    case .loroJSON:
-                        pending = try doc.importJSONUpdates(LoroJSONUpdates(json: bytes)).pending
+                    switch kind {
+                    case .loroBinary: pending = try doc.importLoro(bytes).pending
+                    case .quireBinary: pending = try doc.importUpdates(bytes).pending
+                    case .json: pending = try doc.importJSONUpdates(LoroJSONUpdates(json: bytes)).pending
                     }
                 } catch let error as LoroJSONError {
                     throw InputError(file: file, reason: error.description + hint)
@@ -69,14 +115,14 @@ struct CRDTCommand: ParsableCommand {
         }
     }
 
-    /// `quire crdt merge --format loro-json FILE...`
+    /// `quire crdt merge [--format F] FILE...`
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import update files in order and print the merged document's deep value as JSON.",
+            abstract: "Import update or snapshot files in order and print the merged document's deep value as JSON.",
             discussion: """
             The deep value has the shape of Loro's get_deep_value(): each root container by name; \
-            texts as strings, lists as arrays, maps as objects, trees as arrays of nodes \
-            {id, parent, meta, index, fractional_index, children}.
+            texts as strings, lists and movable lists as arrays, maps as objects, counters as numbers, \
+            trees as arrays of nodes {id, parent, meta, index, fractional_index, children}.
             """
         )
 
@@ -90,13 +136,18 @@ struct CRDTCommand: ParsableCommand {
         }
     }
 
-    /// `quire crdt export --format loro-json FILE... [--from VERSION] [--output FILE]`
+    /// `quire crdt export [--format F] FILE... [--from VERSION | --snapshot | --shallow-at FRONTIERS] [--output FILE]`
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Merge update files and write them as one Loro JSON updates document.",
+            abstract: "Merge update files and write them as one document in the chosen format.",
             discussion: """
-            --from takes a version vector as JSON, {"PEER": END, …} (END is one past the last counter \
-            known, Loro's convention); only changes beyond it are written.
+            loro-json writes Loro's JSON updates; loro writes Loro's binary updates, or with \
+            --snapshot a Loro snapshot and with --shallow-at a Loro shallow snapshot; quire writes \
+            Quire's binary updates, or with --snapshot Quire's snapshot. --from takes a version vector \
+            as JSON, {"PEER": END, …} (END is one past the last counter known, Loro's convention); only \
+            changes beyond it are written. --shallow-at takes frontiers as COUNTER@PEER,… . \
+            --input-format reads files of another format, so `--input-format loro --format quire` \
+            converts Loro's binary to Quire's.
             """
         )
 
@@ -105,16 +156,45 @@ struct CRDTCommand: ParsableCommand {
         @Option(help: "Write only the changes beyond this version vector: {\"PEER\": END, …}.")
         var from: String?
 
+        @Flag(help: "Write a snapshot (formats loro and quire).")
+        var snapshot = false
+
+        @Option(help: "Write a Loro shallow snapshot at these frontiers: COUNTER@PEER,… (format loro).")
+        var shallowAt: String?
+
         @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
         var output: String?
 
         @Flag(help: "Indent the JSON.")
         var pretty = false
 
+        func validate() throws {
+            if snapshot && inputs.outputFormat == .loroJSON { throw ValidationError("--snapshot needs --format loro or quire") }
+            if shallowAt != nil && inputs.outputFormat != .loro { throw ValidationError("--shallow-at needs --format loro") }
+            if snapshot && shallowAt != nil { throw ValidationError("--snapshot and --shallow-at exclude each other") }
+            if (snapshot || shallowAt != nil) && from != nil { throw ValidationError("--from applies to updates only") }
+        }
+
         func run() throws {
             let doc = try inputs.merge()
-            let json = doc.exportJSONUpdates(from: try Self.version(from)).jsonString(prettyPrinted: pretty)
-            try CRDTCommand.write(Array((json + "\n").utf8), to: output)
+            let bytes: [UInt8]
+            switch inputs.outputFormat {
+            case .loroJSON:
+                bytes = Array((doc.exportJSONUpdates(from: try Self.version(from)).jsonString(prettyPrinted: pretty) + "\n").utf8)
+            case .loro:
+                if snapshot {
+                    bytes = doc.exportLoroSnapshot()
+                } else if let shallowAt {
+                    do { bytes = try doc.exportShallowSnapshot(at: try Self.frontiers(shallowAt)) } catch let error as VersionError {
+                        throw ValidationError("--shallow-at: \(error)")
+                    }
+                } else {
+                    bytes = doc.exportLoroUpdates(from: try Self.version(from))
+                }
+            case .quire:
+                bytes = snapshot ? doc.exportSnapshot() : doc.exportUpdates(since: try Self.version(from))
+            }
+            try CRDTCommand.write(bytes, to: output)
         }
 
         /// Parses `{"PEER": END, …}`.
@@ -131,6 +211,19 @@ struct CRDTCommand: ParsableCommand {
                 ends[peer] = OpCounter(n)
             }
             return VersionVector(ends)
+        }
+
+        /// Parses `COUNTER@PEER,…`.
+        static func frontiers(_ text: String) throws -> Frontiers {
+            var ids: [OpID] = []
+            for part in text.split(separator: ",") {
+                let pieces = part.trimmingCharacters(in: .whitespaces).split(separator: "@")
+                guard pieces.count == 2, let counter = OpCounter(pieces[0]), counter >= 0, let peer = PeerID(pieces[1]) else {
+                    throw ValidationError("--shallow-at: \"\(part)\" is not COUNTER@PEER")
+                }
+                ids.append(OpID(peer: peer, counter: counter))
+            }
+            return Frontiers(ids)
         }
     }
 
@@ -199,6 +292,7 @@ struct CRDTCommand: ParsableCommand {
             switch format {
             case .loroJSON: try CRDTCommand.write(Array((document.exportJSONUpdates().jsonString(prettyPrinted: pretty) + "\n").utf8), to: output)
             case .quire: try CRDTCommand.write(document.exportUpdates(), to: output)
+            case .loro: try CRDTCommand.write(document.exportLoroUpdates(from: VersionVector()), to: output)
             }
         }
     }

@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maxMessageBytes = SyncMessage.maxMessageBytes
 
     @Option(help: "Payload format of document rooms: \(DocumentCodecs.all.map(\.name).joined(separator: ", ")).")
-    var codec = QuireBinaryCodec().name
+    var codec = LoroBinaryCodec().name
 
     @Option(help: "Rooms one connection may join at once.")
     var maxRooms = 64
@@ -110,7 +110,7 @@ struct SyncCommand: AsyncParsableCommand {
     var token = ""
 
     @Option(help: "Payload format: \(DocumentCodecs.all.map(\.name).joined(separator: ", ")).")
-    var codec = QuireBinaryCodec().name
+    var codec = LoroBinaryCodec().name
 
     @Option(help: "Seconds to wait for the server.")
     var timeout = 10.0

@@ -22,11 +22,33 @@ struct ByteWriter {
 
     mutating func data(_ d: [UInt8]) { uvarint(d.count); bytes.append(contentsOf: d) }
 
-    mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
-    mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8((v >> (8 * UInt64(i))) & 0xFF)) } }
+    mutating func u32(_ v: UInt32) { fixed(v, bigEndian: false) }
+    mutating func u64(_ v: UInt64) { fixed(v, bigEndian: false) }
+
+    /// A fixed-width unsigned integer, little- or big-endian.
+    @inline(__always) mutating func fixed<T: FixedWidthInteger & UnsignedInteger>(_ v: T, bigEndian: Bool) {
+        let n = T.bitWidth / 8
+        for i in 0..<n { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * (bigEndian ? n - 1 - i : i)))) }
+    }
 }
 
 /// Reads the compact binary format; every read is bounds-checked and failures name the offset.
+/// Values numbered in order of first use: the peer, key and container tables of Loro's
+/// encodings.
+struct Interner<Value: Hashable> {
+    private(set) var values: [Value] = []
+    private(set) var index: [Value: Int] = [:]
+
+    /// The number of `value`, which is registered if it is new.
+    /// - Complexity: O(1) expected.
+    mutating func callAsFunction(_ value: Value) -> Int {
+        if let i = index[value] { return i }
+        index[value] = values.count
+        values.append(value)
+        return values.count - 1
+    }
+}
+
 struct ByteReader {
     let bytes: [UInt8]
     var offset: Int
@@ -68,13 +90,20 @@ struct ByteReader {
     @inline(__always) mutating func int(max limit: Int, _ what: String) throws(CRDTError) -> Int {
         let start = offset
         let v = try uvarint()
-        guard v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
+        // A negative limit (an index into an empty table) admits nothing.
+        guard limit >= 0, v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
         return Int(v)
     }
 
-    /// A count of items that each take at least `minBytes` bytes, checked against what remains.
+    /// A count of items that each take at least `minBytes` bytes, checked against what remains
+    /// after the count itself.
     @inline(__always) mutating func count(_ what: String, minBytes: Int = 1) throws(CRDTError) -> Int {
-        try int(max: remaining / max(1, minBytes), what)
+        let start = offset
+        let v = try uvarint()
+        let limit = remaining / max(1, minBytes)
+        // A negative limit (an index into an empty table) admits nothing.
+        guard limit >= 0, v <= UInt64(limit) else { throw CRDTError.malformedBytes(offset: start, reason: "\(what) \(v) exceeds \(limit)") }
+        return Int(v)
     }
 
     @inline(__always) mutating func counter(_ what: String) throws(CRDTError) -> OpCounter {
@@ -120,11 +149,15 @@ struct ByteReader {
         return Array(bytes[offset..<offset + n])
     }
 
-    mutating func u32() throws(CRDTError) -> UInt32 {
-        guard remaining >= 4 else { throw fail("unexpected end of data in a u32") }
-        var v: UInt32 = 0
-        for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
-        offset += 4
+    mutating func u32() throws(CRDTError) -> UInt32 { try fixed(UInt32.self, bigEndian: false) }
+
+    /// A fixed-width unsigned integer, little- or big-endian.
+    @inline(__always) mutating func fixed<T: FixedWidthInteger & UnsignedInteger>(_: T.Type, bigEndian: Bool) throws(CRDTError) -> T {
+        let n = T.bitWidth / 8
+        guard remaining >= n else { throw fail("unexpected end of data in a u\(T.bitWidth)") }
+        var v: T = 0
+        for i in 0..<n { v |= T(bytes[offset + i]) << (8 * (bigEndian ? n - 1 - i : i)) }
+        offset += n
         return v
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A CRDT document with Loro's semantics: text, list, map and movable-tree containers, a history
 /// of changes, version vectors, updates, snapshots, events and cursors.
 ///
@@ -5,28 +7,35 @@
 /// first mutation of a shared copy clones the state (O(n)). Edits apply immediately to the state
 /// and are grouped into a change by ``commit()``; reading never needs a commit.
 public struct CRDTDocument: Sendable {
-    var s: DocStorage
+    /// The storage as it is: its state may still be deferred (a lazily loaded Loro snapshot).
+    var storage: DocStorage
+    /// The storage with its state decoded.
+    var s: DocStorage {
+        get { storage.ensureState(); return storage }
+        set { storage = newValue }
+    }
 
     /// Creates an empty document for `peer`.
-    public init(peer: PeerID) { s = DocStorage(peer: peer) }
+    public init(peer: PeerID) { storage = DocStorage(peer: peer) }
 
     @inline(__always) mutating func mutate() -> DocStorage {
-        if !isKnownUniquelyReferenced(&s) { s = s.copy() }
-        return s
+        storage.ensureState()
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
     }
 
     /// This document's peer ID.
-    public var peer: PeerID { s.peer }
+    public var peer: PeerID { storage.peer }
 
     /// The version including uncommitted local operations.
     public var version: VersionVector {
-        var v = s.version
-        if !s.txnOps.isEmpty { v.extend(peer: s.peer, to: s.txnCounter + s.txnLength) }
+        var v = storage.version
+        if !storage.txnOps.isEmpty { v.extend(peer: storage.peer, to: storage.txnCounter + storage.txnLength) }
         return v
     }
 
     /// The committed version's frontiers.
-    public var frontiers: Frontiers { s.frontiers }
+    public var frontiers: Frontiers { storage.frontiers }
 
     /// The Lamport timestamp the next local operation gets.
     public var nextLamport: Lamport { s.txnOps.isEmpty ? s.nextLamport : s.txnLamport + Lamport(s.txnLength) }
@@ -72,8 +81,11 @@ public struct CRDTDocument: Sendable {
     }
 
     /// The plain text of a text container.
-    /// - Complexity: O(n).
-    public func text(_ c: ContainerID) -> String { s.sequences[c]?.string() ?? "" }
+    /// - Complexity: O(n) (a lazily loaded snapshot's text is read from its bytes).
+    public func text(_ c: ContainerID) -> String {
+        if let t = storage.deferredText(c) { return t }
+        return s.sequences[c]?.string() ?? ""
+    }
 
     /// Converts a position between units.
     /// - Complexity: O(log n).
@@ -155,10 +167,10 @@ public struct CRDTDocument: Sendable {
         }
     }
 
-    /// Deletes `count` units from `pos` in a text or list container.
+    /// Deletes `count` units from `pos` in a text or list container (either kind of list).
     /// - Complexity: O((k + 1) · log n) for k runs touched.
     public mutating func delete(at pos: Int, count: Int, in c: ContainerID, unit: TextUnit = .unicodeScalar) throws(CRDTError) {
-        guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .text) }
+        guard c.type.isSequence else { throw .wrongContainerType(container: c, expected: .text) }
         let st = mutate()
         let len = st.existingSequence(c)?.summary.measure(unit) ?? 0
         guard pos >= 0, count >= 0, pos + count <= len else { throw .outOfBounds(container: c, position: pos + count, length: len, unit: unit) }
@@ -166,38 +178,17 @@ public struct CRDTDocument: Sendable {
         let b = unit == .unicodeScalar ? pos + count : try convert(pos + count, from: unit, to: .unicodeScalar, in: c)
         guard b > a else { return }
         let seq = st.sequence(c)
-        var remaining = Int32(b - a)
-        var spans: [IDSpan] = []
-        while remaining > 0 {
-            let cur = seq.locateAt(a, unit: .unicodeScalar)!
-            let e = cur.leaf.elems[cur.index]
-            let take = min(remaining, e.length - cur.offset)
-            let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
-            spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
-            var leaf = cur.leaf
-            var index = cur.index
-            if cur.offset > 0 {
-                if let i = seq.split(leaf, index, at: cur.offset) { index = i } else { let c2 = seq.cursor(of: id)!; leaf = c2.leaf; index = c2.index }
-            }
-            if take < leaf.elems[index].length, seq.split(leaf, index, at: take) == nil {
-                let c3 = seq.cursor(of: id)!
-                leaf = c3.leaf
-                index = c3.index
-            }
-            seq.markDeleted(leaf, index, count: take)
-            remaining -= take
-        }
+        let spans = seq.deleteVisible(from: a, count: b - a)
         for span in spans {
             let (counter, _) = st.nextLocalStamp()
             st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
         }
-        if st.recordEvents {
-            if c.type == .text {
-                st.emit(c, .text((a > 0 ? [.retain(count: a, attributes: nil)] : []) + [.delete(count: b - a)]))
-            } else {
-                st.emit(c, .list((a > 0 ? [.retain(count: a)] : []) + [.delete(count: b - a)]))
+        if c.type == .movableList {
+            for span in spans {
+                for k in span.start..<span.end { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
             }
         }
+        st.emitDelete(c, at: a, count: b - a)
     }
 
     /// Applies a style to `range` of a text container: `value` `.null` removes the key (unmark).
@@ -238,14 +229,16 @@ public struct CRDTDocument: Sendable {
 
     // MARK: list
 
-    /// The values of a list container (child containers appear as `.container`).
+    /// The values of a list or movable list container (child containers appear as `.container`).
     /// - Complexity: O(n).
-    public func list(_ c: ContainerID) -> [CRDTValue] { s.sequences[c]?.listValues() ?? [] }
+    public func list(_ c: ContainerID) -> [CRDTValue] {
+        c.type == .movableList ? s.movableValues(c) : s.sequences[c]?.listValues() ?? []
+    }
 
-    /// Inserts values at `pos` in a list container.
+    /// Inserts values at `pos` in a list or movable list container.
     /// - Complexity: O(log n + m).
     public mutating func insert(_ values: [CRDTValue], at pos: Int, in c: ContainerID) throws(CRDTError) {
-        try check(c, .list)
+        if c.type != .movableList { try check(c, .list) }
         let len = length(of: c)
         guard pos >= 0, pos <= len else { throw .outOfBounds(container: c, position: pos, length: len, unit: .unicodeScalar) }
         guard !values.isEmpty else { return }
@@ -259,10 +252,10 @@ public struct CRDTDocument: Sendable {
         let e = Elem(peer: st.peer, counter: counter, lamport: lamport, length: n, originLeft: left, originRight: right,
                      content: start, utf16: n, utf8: n, kind: .value, deleted: false)
         st.record(Op(container: c, counter: counter, content: .insert(left: left, right: right, content: start, count: n)))
-        st.applyInsert(c, seq, e, slot: (leaf, index))
+        if c.type == .movableList { st.applyMovableInsert(c, seq, e, slot: (leaf, index)) } else { st.applyInsert(c, seq, e, slot: (leaf, index)) }
     }
 
-    /// Inserts a new child container at `pos` in a list and returns its ID.
+    /// Inserts a new child container at `pos` in a list or movable list and returns its ID.
     /// - Complexity: O(log n).
     @discardableResult
     public mutating func insertContainer(_ type: ContainerType, at pos: Int, in c: ContainerID) throws(CRDTError) -> ContainerID {
@@ -314,6 +307,6 @@ public struct CRDTDocument: Sendable {
 
     /// Every container that has state, sorted.
     public var containers: [ContainerID] {
-        (Array(s.sequences.keys) + Array(s.maps.keys) + Array(s.trees.keys)).sorted()
+        (Array(s.sequences.keys) + Array(s.maps.keys) + Array(s.trees.keys) + Array(s.counters.keys)).sorted()
     }
 }

@@ -59,6 +59,13 @@ enum OpContent {
     case mapSet(key: String, value: CRDTValue?)
     /// Creates, moves or deletes a tree node.
     case tree(target: TreeID, parent: TreeParent, position: [UInt8])
+    /// Movable list: moves element `elem` out of the item `from` into a new item (this op's ID)
+    /// placed between the origins.
+    case move(elem: IdLp, from: OpID, left: OptID, right: OptID)
+    /// Movable list: sets the value of element `elem`.
+    case setValue(elem: IdLp, value: CRDTValue)
+    /// Counter: adds `delta`.
+    case counter(Double)
 }
 
 /// One operation: its container, its first counter and its content.
@@ -75,7 +82,7 @@ struct Op {
         case .insertValues(_, _, let v): return Int32(v.count)
         case .delete(let spans): return spans.reduce(0) { $0 + $1.count }
         case .mark: return 2
-        case .mapSet, .tree: return 1
+        case .mapSet, .tree, .move, .setValue, .counter: return 1
         }
     }
 
@@ -98,7 +105,7 @@ struct Op {
                 rest -= take
             }
             cut.content = .delete(kept)
-        case .mark, .mapSet, .tree:
+        case .mark, .mapSet, .tree, .move, .setValue, .counter:
             return nil
         }
         return cut
@@ -133,6 +140,9 @@ struct Change {
     var deps: [OpID]
     var ops: [Op]
     var length: Int32
+    /// Unix time of the commit (0 when not recorded, Loro's default) and the commit message.
+    var timestamp: Int64 = 0
+    var message: String? = nil
 
     var end: OpCounter { counter + length }
     var lastID: OpID { OpID(peer: peer, counter: end - 1) }

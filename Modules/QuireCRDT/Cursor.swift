@@ -48,7 +48,7 @@ public struct Cursor: Hashable, Sendable {
         var tail = ByteReader(bytes, from: bytes.count - 4)
         let expected = try tail.u32()
         let actual = CRC32.checksum(bytes, count: bytes.count - 4)
-        guard expected == actual else { throw .checksumMismatch(expected: expected, actual: actual) }
+        guard expected == actual else { throw .checksumMismatch(offset: bytes.count - 4, expected: expected, actual: actual) }
         guard bytes[1] == 1 else { throw .unsupportedVersion(bytes[1]) }
         var r = ByteReader(bytes, from: 2, to: bytes.count - 4)
         let t = try EncodeTables.read(&r)

@@ -21,9 +21,10 @@ extension CRDTDocument {
     public func deepValue(of c: ContainerID) -> CRDTValue {
         switch c.type {
         case .text: return .string(text(c))
-        case .list: return .list(list(c).map(resolve))
+        case .list, .movableList: return .list(list(c).map(resolve))
         case .map: return .map(map(c).mapValues(resolve))
         case .tree: return .list(treeNodes(under: nil, in: c))
+        case .counter: return .double(counterValue(c))
         }
     }
 

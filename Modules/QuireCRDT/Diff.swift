@@ -16,6 +16,8 @@ extension CRDTDocument {
         var all = Set(index.sequences.keys)
         all.formUnion(index.mapWrites.keys)
         all.formUnion(index.treeLogs.keys)
+        all.formUnion(index.movableOps.keys)
+        all.formUnion(index.counterOps.keys)
         let ordered = all.sorted { x, y in
             switch (x, y) {
             case (.root, .normal): return true
@@ -33,6 +35,8 @@ extension CRDTDocument {
             case .text, .list: diff = DocumentView.sequenceDiff(c, a, b)
             case .map: diff = DocumentView.mapDiff(c, a, b)
             case .tree: diff = DocumentView.treeDiff(c, a, b)
+            case .movableList: diff = DocumentView.valuesDiff(a.list(c), b.list(c))
+            case .counter: diff = a.counterValue(c) == b.counterValue(c) ? nil : .counter(b.counterValue(c) - a.counterValue(c))
             }
             guard let diff else { continue }
             let view = b.containers.contains(c) ? b : a
@@ -104,6 +108,21 @@ extension DocumentView {
     /// The visible attributes (null values dropped) of the `active` marks that exist here.
     func attributes(_ active: Set<OpID>, _ table: [OpID: MarkInfo]) -> [String: CRDTValue] {
         MarkInfo.winners(active, table).compactMapValues { $0.value == .null ? nil : $0.value }
+    }
+
+    /// A list delta from the values `a` to the values `b`: the common prefix and suffix kept,
+    /// the middle replaced (movable lists, whose elements move and change in place).
+    /// - Complexity: O(n).
+    static func valuesDiff(_ a: [CRDTValue], _ b: [CRDTValue]) -> ContainerDiff? {
+        guard a != b else { return nil }
+        var prefix = 0
+        while prefix < min(a.count, b.count), a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < min(a.count, b.count) - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+        var out: [ListDelta] = prefix > 0 ? [.retain(count: prefix)] : []
+        if a.count - prefix - suffix > 0 { out.append(.delete(count: a.count - prefix - suffix)) }
+        if b.count - prefix - suffix > 0 { out.append(.insert(Array(b[prefix..<(b.count - suffix)]))) }
+        return .list(out)
     }
 
     /// The text or list delta from `a` to `b`, nil when nothing changed.

@@ -13,8 +13,10 @@ public protocol DocumentReading: Sendable {
     func text(_ c: ContainerID) -> String
     /// The rich text as inserts with attributes (null-valued keys omitted).
     func toDelta(_ c: ContainerID) -> [TextDelta]
-    /// The values of a list container.
+    /// The values of a list or movable list container.
     func list(_ c: ContainerID) -> [CRDTValue]
+    /// The value of a counter.
+    func counterValue(_ c: ContainerID) -> Double
     /// The entries of a map container (deleted keys omitted).
     func map(_ c: ContainerID) -> [String: CRDTValue]
     /// One map value.
@@ -50,6 +52,9 @@ public struct DocumentView: DocumentReading {
     public let frontiers: Frontiers
     let maps: [ContainerID: [String: MapEntry]]
     let trees: [ContainerID: TreeState]
+    /// Movable lists and counters, replayed from their operations in this version.
+    let movableLists: [ContainerID: [CRDTValue]]
+    let counters: [ContainerID: Double]
 
     init(index: HistoryIndex, version: VersionVector, frontiers: Frontiers) {
         self.index = index
@@ -69,6 +74,35 @@ public struct DocumentView: DocumentReading {
         }
         self.maps = maps
         self.trees = DocumentView.trees(index, including: { version.includes($0) })
+        var lists: [ContainerID: [CRDTValue]] = [:]
+        for c in index.movableOps.keys {
+            guard let st = DocumentView.movableList(c, index, including: { version.includes($0) }) else { continue }
+            lists[c] = st.movableValues(c)
+        }
+        movableLists = lists
+        var counters: [ContainerID: Double] = [:]
+        for (c, ops) in index.counterOps {
+            for (id, d) in ops where version.includes(id) { counters[c, default: 0] += d }
+        }
+        self.counters = counters
+    }
+
+    /// A movable list replayed from the operations `included` accepts, in a scratch storage
+    /// (nil when it has none): operations in (Lamport, peer) order find their origins and
+    /// elements already there.
+    /// - Complexity: O(k · log n) for k operations of the list.
+    static func movableList(_ c: ContainerID, _ index: HistoryIndex, including included: (OpID) -> Bool) -> DocStorage? {
+        let ops = (index.movableOps[c] ?? []).filter { included(OpID(peer: $0.peer, counter: $0.op.counter)) }
+        guard !ops.isEmpty else { return nil }
+        let st = DocStorage(peer: 0)
+        let seq = st.sequence(c)
+        // The document's arena as is: the inserts of the history point into it.
+        seq.values = index.movableValues[c] ?? []
+        for (lamport, peer, op) in ops {
+            var stored = op
+            st.apply(&stored, peer: peer, lamport: lamport)
+        }
+        return st
     }
 
     /// The trees replayed from the operations `included` accepts.
@@ -92,7 +126,7 @@ public struct DocumentView: DocumentReading {
     /// - Complexity: O(C · n) in the worst case (a sequence is checked up to its first element
     ///   of this version).
     public var containers: [ContainerID] {
-        var out = Array(maps.keys) + Array(trees.keys)
+        var out = Array(maps.keys) + Array(trees.keys) + Array(movableLists.keys) + Array(counters.keys)
         for (c, h) in index.sequences where h.pieces.contains(where: { $0.elem.counter < ends[Int($0.slot)] }) { out.append(c) }
         return out.sorted()
     }
@@ -105,6 +139,7 @@ public struct DocumentView: DocumentReading {
     /// The length of a text or list container in `unit`.
     /// - Complexity: O(n) for n runs in the container's history.
     public func length(of c: ContainerID, unit: TextUnit = .unicodeScalar) -> Int {
+        if c.type == .movableList { return movableLists[c]?.count ?? 0 }
         guard let h = index.sequences[c] else { return 0 }
         var total = 0
         h.forEachRun(ends) { p, offset, count, visible in
@@ -154,6 +189,7 @@ public struct DocumentView: DocumentReading {
     /// The values of a list container.
     /// - Complexity: O(n + k) for n runs and k values.
     public func list(_ c: ContainerID) -> [CRDTValue] {
+        if c.type == .movableList { return movableLists[c] ?? [] }
         guard let h = index.sequences[c] else { return [] }
         var out: [CRDTValue] = []
         h.forEachRun(ends) { p, offset, count, visible in
@@ -188,6 +224,10 @@ public struct DocumentView: DocumentReading {
         guard found else { throw .unknownCursorAnchor(container: c, anchor: anchor) }
         return before
     }
+
+    /// The value of a counter at this version.
+    /// - Complexity: O(1).
+    public func counterValue(_ c: ContainerID) -> Double { counters[c] ?? 0 }
 
     // MARK: maps and trees
 
@@ -236,11 +276,14 @@ extension MarkInfo {
 
 extension CRDTDocument {
     /// A read-only view of the document at `frontiers` (Loro's `checkout`, without detaching:
-    /// see ``DocumentView``). Throws when a frontier is not in the committed history.
+    /// see ``DocumentView``). Throws when a frontier is not in the committed history, and for a
+    /// document whose history starts at a shallow root (``VersionError/historyTrimmed(root:)``).
     /// - Complexity: O(c · d) for the causal walk, plus O(m + t) for map writes and tree
     ///   operations, plus O(ops + runs) the first time after a change (the history index is
     ///   cached until the document changes).
     public func checkout(_ frontiers: Frontiers) throws(VersionError) -> DocumentView {
+        if let full = historyDocument { return try full.checkout(frontiers) }
+        if let root = s.shallowRoot { throw .historyTrimmed(root: root.frontiers) }
         let vv = try versionVector(of: frontiers)
         return DocumentView(index: historyIndex(), version: vv, frontiers: s.frontiers(of: vv))
     }

@@ -164,7 +164,7 @@ extension ByteReader {
 }
 
 /// Op tags.
-private enum OTag: UInt8 { case insertText, insertValues, delete, mark, mapSet, mapDelete, tree, insertRef }
+private enum OTag: UInt8 { case insertText, insertValues, delete, mark, mapSet, mapDelete, tree, insertRef, move, setValue, counter }
 
 /// Writing and reading changes.
 enum ChangeCodec {
@@ -189,7 +189,8 @@ enum ChangeCodec {
                 switch op.content {
                 case let .insert(l, r, content, n):
                     let seq = sequences[op.container]!
-                    if !inlineContent {
+                    // A movable list is rebuilt from its history, which needs the inserted values.
+                    if !inlineContent && op.container.type != .movableList {
                         w.u8(OTag.insertRef.rawValue); w.origin(l, opPeer: p, opCounter: c, &t); w.origin(r, opPeer: p, opCounter: c, &t); w.uvarint(n)
                     } else if op.container.type == .text {
                         w.u8(OTag.insertText.rawValue); w.origin(l, opPeer: p, opCounter: c, &t); w.origin(r, opPeer: p, opCounter: c, &t)
@@ -230,6 +231,13 @@ enum ChangeCodec {
                     case .node(let id): w.u8(2); w.origin(OptID(id), opPeer: p, opCounter: c + 1, &t)
                     }
                     w.data(position)
+                case let .move(elem, from, l, r):
+                    w.u8(OTag.move.rawValue); w.uvarint(t.peer(elem.peer)); w.uvarint(UInt64(elem.lamport))
+                    w.origin(OptID(from), opPeer: p, opCounter: c, &t); w.origin(l, opPeer: p, opCounter: c, &t); w.origin(r, opPeer: p, opCounter: c, &t)
+                case let .setValue(elem, value):
+                    w.u8(OTag.setValue.rawValue); w.uvarint(t.peer(elem.peer)); w.uvarint(UInt64(elem.lamport)); w.value(value, &t)
+                case let .counter(delta):
+                    w.u8(OTag.counter.rawValue); w.u64(delta.bitPattern)
                 }
             }
         }
@@ -319,6 +327,19 @@ enum ChangeCodec {
                     default: throw CRDTError.malformedBytes(offset: pa, reason: "unknown tree parent tag")
                     }
                     content = .tree(target: target, parent: parent, position: try r.data())
+                case .move:
+                    let elem = IdLp(peer: try t.peer(at: &r), lamport: Lamport(try r.int(max: Int(Lamport.max / 2), "element Lamport")))
+                    guard let from = try r.origin(opPeer: peer, opCounter: c, t).id else { throw CRDTError.malformedBytes(offset: at, reason: "move without a source item") }
+                    let l = try r.origin(opPeer: peer, opCounter: c, t), rr = try r.origin(opPeer: peer, opCounter: c, t)
+                    content = .move(elem: elem, from: from, left: l, right: rr)
+                case .setValue:
+                    let elem = IdLp(peer: try t.peer(at: &r), lamport: Lamport(try r.int(max: Int(Lamport.max / 2), "element Lamport")))
+                    content = .setValue(elem: elem, value: try r.value(t))
+                case .counter:
+                    var v: UInt64 = 0
+                    guard r.remaining >= 8 else { throw CRDTError.malformedBytes(offset: r.offset, reason: "unexpected end of data in a counter delta") }
+                    for i in 0..<8 { v |= UInt64(try r.u8()) << (8 * UInt64(i)) }
+                    content = .counter(Double(bitPattern: v))
                 }
                 let op = Op(container: container, counter: c, content: content)
                 guard Int64(c) + Int64(op.length) <= Int64(Int32.max) else { throw CRDTError.malformedBytes(offset: at, reason: "counter overflow") }
@@ -338,6 +359,12 @@ enum ChangeCodec {
 enum Frame {
     static let magic: UInt8 = 0xC7
     static let version: UInt8 = 1
+    /// Snapshots are written in version 2 (a Loro snapshot inside, see `exportSnapshot()`).
+    static let snapshotVersion: UInt8 = 2
+
+    static func isSnapshotV2(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 2 && bytes[0] == magic && bytes[1] == snapshotVersion << 4 | Kind.snapshot.rawValue
+    }
     static let compressedFlag: UInt8 = 0x08
     static let compressThreshold = 1024
     enum Kind: UInt8 { case updates = 1, snapshot = 2 }
@@ -367,7 +394,7 @@ enum Frame {
         var sr = ByteReader(bytes, from: bytes.count - 4)
         let expected = try sr.u32()
         let actual = CRC32.checksum(bytes, count: bytes.count - 4)
-        guard expected == actual else { throw .checksumMismatch(expected: expected, actual: actual) }
+        guard expected == actual else { throw .checksumMismatch(offset: bytes.count - 4, expected: expected, actual: actual) }
         guard bytes[1] >> 4 == version else { throw .unsupportedVersion(bytes[1] >> 4) }
         guard let kind = Kind(rawValue: bytes[1] & 0x07) else { throw .malformedBytes(offset: 1, reason: "unknown blob kind") }
         guard bytes[1] & compressedFlag != 0 else { return (kind, ByteReader(bytes, from: 2, to: bytes.count - 4)) }

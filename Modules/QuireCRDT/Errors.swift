@@ -17,11 +17,13 @@ public enum CRDTError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownCursorAnchor(container: ContainerID, anchor: OpID)
     /// Encoded bytes are malformed: the byte offset where decoding failed and why.
     case malformedBytes(offset: Int, reason: String)
-    /// The checksum of encoded bytes does not match their content.
-    case checksumMismatch(expected: UInt32, actual: UInt32)
+    /// The checksum of encoded bytes does not match their content: the byte offset where the
+    /// stored checksum sits, the stored and the computed value.
+    case checksumMismatch(offset: Int, expected: UInt32, actual: UInt32)
     /// The encoding's version is not supported.
     case unsupportedVersion(UInt8)
-    /// An imported operation references something that does not exist in its container.
+    /// An imported operation refers to something that does not exist, or that its container
+    /// does not allow: the container, the operation's ID (or the reference) and why.
     case invalidReference(container: ContainerID, id: OpID, reason: String)
 
     public var description: String {
@@ -34,7 +36,7 @@ public enum CRDTError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .emptyRange(c, p): return "empty range at \(p) in \(c)"
         case let .unknownCursorAnchor(c, a): return "cursor anchor \(a) is unknown in \(c)"
         case let .malformedBytes(o, r): return "malformed bytes at offset \(o): \(r)"
-        case let .checksumMismatch(e, a): return "checksum mismatch: stored \(e), computed \(a)"
+        case let .checksumMismatch(o, e, a): return "checksum mismatch at offset \(o): stored \(e), computed \(a)"
         case let .unsupportedVersion(v): return "unsupported encoding version \(v)"
         case let .invalidReference(c, id, r): return "invalid reference to \(id) in \(c): \(r)"
         }

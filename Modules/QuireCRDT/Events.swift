@@ -43,6 +43,8 @@ public enum ContainerDiff: Hashable, Sendable {
     /// Keys set to a new value; a nil value means the key was deleted.
     case map([String: CRDTValue?])
     case tree([TreeDiff])
+    /// A counter changed by this amount.
+    case counter(Double)
 }
 
 /// One step of a container's path from a root container.

@@ -38,7 +38,7 @@ extension CRDTDocument {
     /// - Complexity: O(n) to copy the state; as ``fork(at:peer:)`` when operations are uncommitted.
     public func fork(peer: PeerID? = nil) -> CRDTDocument {
         let newPeer = peer ?? CRDTDocument.randomPeer(avoiding: s.peer)
-        if !s.txnOps.isEmpty {
+        if !s.txnOps.isEmpty, s.shallowRoot == nil {
             // Leaving out uncommitted operations needs the state of the committed version.
             // The committed version never splits a mark: committed changes hold whole ops.
             return DocumentView(index: historyIndex(), version: s.version, frontiers: s.frontiers).makeDocument(peer: newPeer, history: s)
@@ -119,6 +119,13 @@ extension DocumentView {
         for (c, tree) in trees {
             for node in tree.nodes.keys { st.parents[.normal(id: node, type: .map)] = (c, .node(node)) }
         }
+        for c in index.movableOps.keys {
+            guard let replayed = DocumentView.movableList(c, index, including: { version.includes($0) }) else { continue }
+            st.sequences[c] = replayed.sequences[c]
+            st.movables[c] = replayed.movables[c]
+            for (child, slot) in replayed.parents { st.parents[child] = slot }
+        }
+        st.counters = counters
         var doc = CRDTDocument(peer: peer)
         doc.s = st
         return doc

@@ -277,6 +277,11 @@ final class HistoryIndex: Sendable {
     let treeLogs: [ContainerID: [TreeOpRecord]]
     /// Each child container's parent slots over the whole history.
     let parentSlots: [ContainerID: [(ContainerID, ParentSlot)]]
+    /// Every movable list operation in (Lamport, peer) order, and the values its inserts hold.
+    let movableOps: [ContainerID: [(lamport: Lamport, peer: PeerID, op: Op)]]
+    let movableValues: [ContainerID: [CRDTValue]]
+    /// Every counter increment.
+    let counterOps: [ContainerID: [(id: OpID, delta: Double)]]
 
     /// Builds the index of the committed history of `st`.
     /// - Complexity: O(ops + runs + d log d) for d deletions.
@@ -293,11 +298,19 @@ final class HistoryIndex: Sendable {
         }
         var deletions: [ContainerID: [Deletion]] = [:]
         var writes: [ContainerID: [String: [MapEntry]]] = [:]
+        var movableOps: [ContainerID: [(lamport: Lamport, peer: PeerID, op: Op)]] = [:]
+        var counterOps: [ContainerID: [(id: OpID, delta: Double)]] = [:]
         for (peer, list) in st.changes {
             _ = slot(peer)
             for ch in list {
                 for op in ch.ops {
+                    if op.container.type == .movableList {
+                        movableOps[op.container, default: []].append((ch.lamport + Lamport(op.counter - ch.counter), peer, op))
+                        continue
+                    }
                     switch op.content {
+                    case .counter(let d):
+                        counterOps[op.container, default: []].append((OpID(peer: peer, counter: op.counter), d))
                     case .delete:
                         op.forEachDeletion(by: peer) { deletions[op.container, default: []].append($0) }
                     case let .mapSet(key, value):
@@ -312,7 +325,7 @@ final class HistoryIndex: Sendable {
         }
         var sequences: [ContainerID: SequenceHistory] = [:]
         var parentSlots: [ContainerID: [(ContainerID, ParentSlot)]] = [:]
-        for (c, seq) in st.sequences {
+        for (c, seq) in st.sequences where c.type != .movableList {
             let index = DeletionIndex(deletions[c] ?? [], slot: slot)
             var h = SequenceHistory(scalars: c.type == .text ? seq.scalars : [], values: seq.values, marks: seq.marks)
             seq.forEachElem { e in
@@ -367,6 +380,11 @@ final class HistoryIndex: Sendable {
         self.mapWrites = writes
         self.treeLogs = logs
         self.parentSlots = parentSlots
+        self.movableOps = movableOps.mapValues { $0.sorted { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : $0.peer < $1.peer } }
+        var arenas: [ContainerID: [CRDTValue]] = [:]
+        for c in movableOps.keys { arenas[c] = st.sequences[c]?.values ?? [] }
+        self.movableValues = arenas
+        self.counterOps = counterOps
     }
 
     /// A version as end counters per slot (peers the index does not know are left out: they

@@ -26,13 +26,13 @@ public struct LoroJSONUpdates: Sendable, Hashable {
 public struct LoroJSONChange: Sendable, Hashable {
     /// The ID of the first operation.
     public var id: OpID
-    /// Unix time of the commit (QuireCRDT does not record timestamps; it exports 0).
+    /// Unix time of the commit (0 when not recorded; local QuireCRDT commits record none).
     public var timestamp: Int64
     /// The frontiers the change was made on.
     public var deps: [OpID]
     /// The Lamport timestamp of the first operation.
     public var lamport: Lamport
-    /// The commit message (QuireCRDT does not record messages; it exports null).
+    /// The commit message, if any (kept from imported changes; local commits have none).
     public var message: String?
     /// The operations, their counters contiguous from `id.counter`.
     public var ops: [LoroJSONOp]
@@ -103,6 +103,14 @@ public enum LoroJSONOpContent: Sendable, Hashable {
     case treeMove(target: TreeID, parent: TreeID?, fractionalIndex: [UInt8])
     /// Tree: `{"type":"delete","target"}`.
     case treeDelete(target: TreeID)
+    /// Movable list: `{"type":"move","from","to","elem_id"}`: the element `elem` at position
+    /// `from` goes to position `to` of the list without it (positions count every item no
+    /// delete or move removed). Inserts and deletes are `insertValues` and `delete`.
+    case move(from: Int, to: Int, elem: IdLp)
+    /// Movable list: `{"type":"set","elem_id","value"}`.
+    case setValue(elem: IdLp, value: CRDTValue)
+    /// Counter: `{"type":"counter","prop":0,"value_type":"f64","value"}`, an increment.
+    case counter(Double)
 }
 
 /// Why Loro JSON updates could not be read or imported. Each case says where; a failed import
@@ -114,7 +122,7 @@ public enum LoroJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     case schema(path: String, reason: String)
     /// `schema_version` is not 1.
     case unsupportedSchemaVersion(Int)
-    /// A container type QuireCRDT does not have (MovableList, Counter, Unknown(k)), at a JSON path.
+    /// A container type QuireCRDT does not have (Unknown(k), from a newer Loro), at a JSON path.
     case unsupportedContainerType(path: String, type: String)
     /// An operation cannot be applied at its change's version (a position out of range, an
     /// unknown ID): where and why.

@@ -174,7 +174,8 @@ struct LoroJSONDecoder {
         case "List", "list": type = .list
         case "Map", "map": type = .map
         case "Tree", "tree": type = .tree
-        case "MovableList", "movableList", "Counter", "counter": throw .unsupportedContainerType(path: "", type: String(typeName))
+        case "MovableList", "movableList": type = .movableList
+        case "Counter", "counter": type = .counter
         default:
             if typeName.hasPrefix("Unknown(") { throw .unsupportedContainerType(path: "", type: String(typeName)) }
             throw .schema(path: "", reason: "unknown container type \"\(typeName)\" in \"\(s)\"")
@@ -303,6 +304,11 @@ struct LoroJSONDecoder {
         var target: OpID?
         var parent: OpID??
         var fractionalIndex: [UInt8]?
+        var from: Int64?
+        var to: Int64?
+        var elemID: IdLp?
+        var valueType: String?
+        var prop: Int64?
     }
 
     static func content(_ r: inout JSONReader, _ type: ContainerType, _ peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONOpContent {
@@ -329,6 +335,18 @@ struct LoroJSONDecoder {
                 if try r.loroNull() { f.parent = .some(nil) } else {
                     do throws(LoroJSONError) { f.parent = .some(try Self.id(&r, peers)) } catch { throw error.prefixed(".parent") }
                 }
+            } else if r.key(key, is: "from") { f.from = try integer(&r, "from") }
+            else if r.key(key, is: "to") { f.to = try integer(&r, "to") }
+            else if r.key(key, is: "prop") { f.prop = try integer(&r, "prop") }
+            else if r.key(key, is: "value_type") { f.valueType = try r.loroString() }
+            else if r.key(key, is: "elem_id") {
+                let text = try r.loroString()
+                guard text.hasPrefix("L") else { throw .schema(path: ".elem_id", reason: "expected an element ID \"L<lamport>@<peer>\", got \"\(text)\"") }
+                // `lamport@peer` has the shape of an op ID.
+                do throws(LoroJSONError) {
+                    let id = try Self.id(Substring(text.dropFirst()), peers)
+                    f.elemID = IdLp(peer: id.peer, lamport: Lamport(id.counter))
+                } catch { throw error.prefixed(".elem_id") }
             } else if r.key(key, is: "fractional_index") {
                 let hex = try r.loroString()
                 guard let bytes = Self.hexBytes(hex) else { throw .schema(path: ".fractional_index", reason: "expected an even-length hex string, got \"\(hex)\"") }
@@ -353,8 +371,22 @@ struct LoroJSONDecoder {
         switch (type, kind) {
         case (.text, "insert"):
             return .insertText(position: try position(f.pos, "pos"), text: try need(f.text, "text"))
-        case (.text, "delete"), (.list, "delete"):
+        case (.text, "delete"), (.list, "delete"), (.movableList, "delete"):
             return try delete()
+        case (.movableList, "move"):
+            return .move(from: try position(f.from, "from"), to: try position(f.to, "to"), elem: try need(f.elemID, "elem_id"))
+        case (.movableList, "set"):
+            return .setValue(elem: try need(f.elemID, "elem_id"), value: try need(f.value, "value"))
+        case (.counter, "counter"), (.counter, "unknown"):
+            guard f.prop ?? 0 == 0 else { throw .schema(path: ".prop", reason: "a counter op's prop must be 0") }
+            guard ["f64", "i64"].contains(try need(f.valueType, "value_type")) else {
+                throw .schema(path: ".value_type", reason: "a counter value must be \"f64\" or \"i64\"")
+            }
+            switch try need(f.value, "value") {
+            case .int(let i): return .counter(Double(i))
+            case .double(let d): return .counter(d)
+            default: throw .schema(path: ".value", reason: "a counter value must be a number")
+            }
         case (.text, "mark"):
             let info = try need(f.info, "info")
             guard (0...255).contains(info) else { throw .schema(path: ".info", reason: "info must be a byte") }
@@ -362,7 +394,7 @@ struct LoroJSONDecoder {
                          value: try need(f.styleValue, "style_value"), info: UInt8(info))
         case (.text, "mark_end"):
             return .markEnd
-        case (.list, "insert"):
+        case (.list, "insert"), (.movableList, "insert"):
             guard case .list(let values) = try need(f.value, "value") else { throw .schema(path: ".value", reason: "a list insert's value must be an array") }
             return .insertValues(position: try position(f.pos, "pos"), values: values)
         case (.map, "insert"):
@@ -450,7 +482,9 @@ struct LoroJSONEncoder {
                     register(target.peer)
                     if let parent { register(parent.peer) }
                 case .treeDelete(let target): register(target.peer)
-                case .insertText, .markEnd, .mapDelete: break
+                case .move(_, _, let elem): register(elem.peer)
+                case .setValue(let elem, let value): register(elem.peer); register(value)
+                case .insertText, .markEnd, .mapDelete, .counter: break
                 }
             }
             register(change.id.peer)
@@ -464,7 +498,7 @@ struct LoroJSONEncoder {
 
     /// `cid:…:Type` with the peer spelled as its index in the table.
     static func containerText(_ c: ContainerID, _ peerIndex: [PeerID: Int]) -> String {
-        let typeName = ["Text", "List", "Map", "Tree"][Int(c.type.rawValue)]
+        let typeName = c.type.loroName
         switch c {
         case .root(let name, _): return "cid:root-\(name):\(typeName)"
         case .normal(let id, _): return "cid:\(id.counter)@\(peerIndex[id.peer]!):\(typeName)"
@@ -559,6 +593,20 @@ struct LoroJSONEncoder {
         case let .treeDelete(target):
             type("delete")
             writer.key("target"); writer.write(string: idText(target))
+        case let .move(from, to, elem):
+            type("move")
+            writer.key("from"); writer.write(integer: from)
+            writer.key("to"); writer.write(integer: to)
+            writer.key("elem_id"); writer.write(string: "L\(elem.lamport)@\(peerIndex[elem.peer]!)")
+        case let .setValue(elem, value):
+            type("set")
+            writer.key("elem_id"); writer.write(string: "L\(elem.lamport)@\(peerIndex[elem.peer]!)")
+            writer.key("value"); write(value)
+        case let .counter(delta):
+            type("counter")
+            writer.key("prop"); writer.write(integer: 0)
+            writer.key("value_type"); writer.write(string: "f64")
+            writer.key("value"); writer.write(double: delta)
         }
         writer.endObject()
     }

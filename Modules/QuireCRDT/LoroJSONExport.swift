@@ -7,13 +7,14 @@ extension CRDTDocument {
     /// Each change is converted against a version-scoped view of its containers
     /// (`VersionTracker`) that starts at the empty version and follows the changes in causal
     /// order. A delete whose targets are not contiguous at that version becomes several Loro
-    /// delete ops, as Loro would have recorded it. Timestamps are exported as 0 and messages as
-    /// null (QuireCRDT records neither).
+    /// delete ops, as Loro would have recorded it. Imported changes keep their timestamps and
+    /// messages; local commits have timestamp 0 and no message.
     /// - Complexity: O(n + h) to index the document (n elements, h operations in the history),
     ///   plus O(k · log n) for k exported operations in a history whose changes each follow the
     ///   previous version; a change concurrent with the one before it also costs a walk of its
     ///   causal past (O(c) changes) and the replay of the operations between the two versions.
     public func exportJSONUpdates(from: VersionVector = VersionVector(), to: VersionVector? = nil) -> LoroJSONUpdates {
+        if needsHistory(below: from), let full = historyDocument { return full.exportJSONUpdates(from: from, to: to) }
         var list = s.changes(since: from)
         if let to { list = list.compactMap { $0.prefix(upTo: to[$0.peer]) } }
         var exporter = LoroJSONExporter(storage: s)
@@ -58,7 +59,7 @@ struct LoroJSONExporter {
     }
 
     mutating func frontiers(of vv: VersionVector) -> Frontiers {
-        if graph == nil { graph = CausalGraph(history: storage.changes) }
+        if graph == nil { graph = CausalGraph(history: storage.changes, root: storage.shallowRoot) }
         return graph!.frontiers(of: vv)
     }
 
@@ -71,10 +72,12 @@ struct LoroJSONExporter {
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
             if let t = scope.tracker(for: c) { return t }
-            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: true, version: VersionVector(), frontiers: [])
+            let root = storage.shallowRoot
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: true, present: root?.version,
+                                                  version: root?.version ?? VersionVector(), frontiers: root?.frontiers.ids ?? [])
             trackers[c] = t
             if scope.use(t, for: c) {
-                if graph == nil { graph = CausalGraph(history: storage.changes) }
+                if graph == nil { graph = CausalGraph(history: storage.changes, root: storage.shallowRoot) }
                 let vv = scope.target ?? graph!.versionVector(of: scope.deps)
                 scope.target = vv
                 t.checkout(to: vv, frontiers: scope.deps, container: c, indexes: [index])
@@ -134,10 +137,22 @@ struct LoroJSONExporter {
                         : .treeMove(target: node, parent: p, fractionalIndex: position)
                 }
                 out.append(LoroJSONOp(container: c, counter: op.counter, content: content))
+            case let .move(elem, from, left, _):
+                let t = tracker(c)
+                let fromPosition = t.position(of: from) ?? 0
+                t.update(IDSpan(peer: from.peer, start: from.counter, end: from.counter + 1), future: nil, deleteDelta: 1)
+                let to = left.id.flatMap { t.position(after: $0) } ?? 0
+                t.update(IDSpan(peer: peer, start: op.counter, end: op.counter + 1), future: false, deleteDelta: 0)
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .move(from: fromPosition, to: to, elem: elem)))
+            case let .setValue(elem, value):
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .setValue(elem: elem, value: value)))
+            case let .counter(delta):
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .counter(delta)))
             }
         }
         scope.finish(end: change.end)
-        return LoroJSONChange(id: OpID(peer: peer, counter: change.counter), timestamp: 0, deps: change.deps, lamport: change.lamport, message: nil, ops: out)
+        return LoroJSONChange(id: OpID(peer: peer, counter: change.counter), timestamp: change.timestamp, deps: change.deps, lamport: change.lamport,
+                              message: change.message, ops: out)
     }
 
     /// Splits one delete span into Loro delete ops whose targets are contiguous at the tracker's

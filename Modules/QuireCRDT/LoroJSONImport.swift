@@ -22,7 +22,7 @@ extension CRDTDocument {
     /// are skipped (imports are idempotent); changes whose dependencies are missing wait in the
     /// document and are reported in ``ImportStatus/pending`` — they are retried by the next JSON
     /// import (binary imports do not look at them). Pending local operations are committed first.
-    /// Timestamps and commit messages are not stored.
+    /// Timestamps and commit messages are kept with the changes.
     ///
     /// Everything is resolved and validated before anything is applied: on a thrown error (a
     /// position out of range, an unknown ID, a child container whose ID is not its op's ID, a
@@ -34,20 +34,39 @@ extension CRDTDocument {
     ///   document's own version indexes the document's history once (O(h)).
     @discardableResult
     public mutating func importJSONUpdates(_ updates: LoroJSONUpdates) throws(LoroJSONError) -> ImportStatus {
+        try importPositional(updates.changes.enumerated().map { PendingJSONChange(change: $1, source: "$.changes[\($0)]") })
+    }
+
+    /// Imports position-based changes (Loro's JSON or binary updates), each with where it came
+    /// from for error messages; see ``importJSONUpdates(_:)-(LoroJSONUpdates)``.
+    mutating func importPositional(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        // Loro reserves peer u64::MAX (its deleted tree root); Quire's packed IDs mean "none" by it.
+        if let bad = incoming.first(where: { $0.change.id.peer == PeerID.max }) {
+            throw .invalidOperation(path: bad.source, reason: "a change by peer \(PeerID.max), which Loro reserves")
+        }
+        // Changes concurrent with a deferred snapshot's version need its history.
+        if storage.deferred != nil, let root = s.shallowRoot, incoming.contains(where: { !root.followedBy($0.change.deps) && s.version[$0.change.id.peer] < $0.change.id.counter + OpCounter($0.change.length) }) {
+            materializeHistory()
+        }
         if !s.txnOps.isEmpty {
             // Resolve against a committed copy so that a failure leaves this value untouched.
             var staged = self
             staged.commit()
-            let status = try staged.importJSONUpdatesCommitted(updates)
+            let status = try staged.importPositionalCommitted(incoming)
             self = staged
             return status
         }
-        return try importJSONUpdatesCommitted(updates)
+        return try importPositionalCommitted(incoming)
     }
 
-    private mutating func importJSONUpdatesCommitted(_ updates: LoroJSONUpdates) throws(LoroJSONError) -> ImportStatus {
-        var candidates = s.pendingJSON
-        for (i, change) in updates.changes.enumerated() { candidates.append(PendingJSONChange(change: change, source: "$.changes[\(i)]")) }
+    private mutating func importPositionalCommitted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        if isPristine, !incoming.isEmpty { return try importIntoPristine(incoming) }
+        return try importConverted(incoming)
+    }
+
+    /// Resolves the changes (with those still pending) by version-scoped views and imports them.
+    mutating func importConverted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        let candidates = s.pendingJSON + incoming
         var importer = LoroJSONImporter(storage: s)
         let (converted, waiting) = try importer.convertReady(candidates)
         let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + OpCounter($0.change.length)) }
@@ -162,6 +181,9 @@ struct LoroJSONImporter {
 
     private mutating func convert(_ change: LoroJSONChange, source: String, opOffset: Int) throws(LoroJSONError) -> Change {
         let peer = change.id.peer
+        if let root = storage.shallowRoot, !root.followedBy(change.deps) {
+            throw .invalidOperation(path: source, reason: "the change depends on history before the shallow root \(root.frontiers.ids), which this document does not have")
+        }
         var scope = ChangeTrackers(peer: peer, deps: change.deps)
         var ops: [Op] = []
         ops.reserveCapacity(change.ops.count)
@@ -169,7 +191,8 @@ struct LoroJSONImporter {
         /// The tracker of `c`, at this change's dependencies the first time this change uses it.
         func tracker(_ c: ContainerID) -> VersionTracker {
             if let t = scope.tracker(for: c) { return t }
-            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: false, version: storage.version, frontiers: storage.frontiers.ids)
+            let t = trackers[c] ?? VersionTracker(elements: storage.sequences[c], allFuture: false, removed: c.type == .movableList ? storage.movables[c]?.deletedItems ?? [] : nil,
+                                                  version: storage.version, frontiers: storage.frontiers.ids)
             trackers[c] = t
             if scope.use(t, for: c) {
                 let vv = scope.target ?? versionVector(of: scope.deps)
@@ -252,6 +275,21 @@ struct LoroJSONImporter {
                 ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: parent.map { .node($0) } ?? .root, position: index)))
             case let .treeDelete(node):
                 ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: .deleted, position: [])))
+            case let .move(from, to, elem):
+                let t = tracker(c)
+                guard let source = t.activeRuns(from: from, count: 1)?.first else { throw Self.beyond(path, "move from \(from)", t) }
+                let sourceID = OpID(peer: source.peer, counter: source.start)
+                t.update(source, future: nil, deleteDelta: 1)
+                guard let (left, right) = t.insert(at: to, peer: peer, counter: op.counter, length: 1) else { throw Self.beyond(path, "move to \(to)", t) }
+                var tracked = TrackedOp(counter: op.counter, length: 1)
+                tracked.source = sourceID
+                batch.append(tracked, peer: peer, container: c)
+                ops.append(Op(container: c, counter: op.counter, content: .move(elem: elem, from: sourceID, left: left, right: right)))
+            case let .setValue(elem, value):
+                try Self.checkCreatedContainer(value, expected: OpID(peer: peer, counter: op.counter), path: "\(path).content.value")
+                ops.append(Op(container: c, counter: op.counter, content: .setValue(elem: elem, value: value)))
+            case let .counter(delta):
+                ops.append(Op(container: c, counter: op.counter, content: .counter(delta)))
             }
             j += 1
         }
@@ -259,13 +297,14 @@ struct LoroJSONImporter {
         scope.finish(end: end)
         convertedSpans.append((peer, change.id.counter, end, change.deps))
         graph?.add(peer: peer, start: change.id.counter, end: end, deps: change.deps)
-        return Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops, length: end - change.id.counter)
+        return Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops, length: end - change.id.counter,
+                      timestamp: change.timestamp, message: change.message)
     }
 
     /// The version vector of `deps` over the document's history and the converted changes.
     private mutating func versionVector(of deps: [OpID]) -> VersionVector {
         if graph == nil {
-            var g = CausalGraph(history: storage.changes)
+            var g = CausalGraph(history: storage.changes, root: storage.shallowRoot)
             for s in convertedSpans { g.add(peer: s.peer, start: s.start, end: s.end, deps: s.deps) }
             graph = g
         }

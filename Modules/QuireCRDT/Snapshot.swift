@@ -102,11 +102,122 @@ struct Creator {
     }
 }
 
+extension DocStorage {
+    /// Replays the history's movable list and counter operations (a snapshot stores no state
+    /// for them), in (Lamport, peer) order, storing their inserts' values in the arenas.
+    /// - Complexity: O(k · log n) for k such operations.
+    func rebuildMovableListsAndCounters() throws(CRDTError) {
+        var ops: [(lamport: Lamport, peer: PeerID, change: Int, op: Int)] = []
+        for (peer, list) in changes {
+            for (i, ch) in list.enumerated() {
+                for (j, op) in ch.ops.enumerated() where op.container.type == .movableList || op.container.type == .counter {
+                    ops.append((ch.lamport + Lamport(op.counter - ch.counter), peer, i, j))
+                }
+            }
+        }
+        ops.sort { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : $0.peer < $1.peer }
+        for (lamport, peer, i, j) in ops {
+            var op = changes[peer]![i].ops[j]
+            // Each operation is applied right after its check, so what it refers to is in place.
+            var batch = BatchIDs(), nodes: [ContainerID: Set<TreeID>] = [:], elems: [ContainerID: Set<IdLp>] = [:]
+            try validate(op, peer: peer, lamport: lamport, batch: &batch, batchNodes: &nodes, batchElems: &elems)
+            apply(&op, peer: peer, lamport: lamport)
+            changes[peer]![i].ops[j] = op
+        }
+    }
+}
+
 extension CRDTDocument {
-    /// Exports the whole document (history, state, pending changes) as a snapshot blob.
-    /// Uncommitted local operations are not included; commit first.
-    /// - Complexity: O(n).
+    /// Imports Quire's snapshot frame of version 2 (see ``exportSnapshot()``): its Loro snapshot
+    /// as ``importLoro(_:)`` does (into an empty document without decoding it), then its
+    /// waiting changes and styles. Errors in the Loro part name offsets of the whole blob.
+    /// - Complexity: as ``importLoro(_:)``, plus O(size of the extras).
+    @discardableResult
+    mutating func importSnapshotV2(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
+        var r = ByteReader(bytes, from: 2, to: max(2, bytes.count - 4))
+        guard bytes.count >= 7 else { throw .malformedBytes(offset: bytes.count, reason: "too short for a snapshot (\(bytes.count) bytes)") }
+        let lengthAt = r.offset
+        let length = try r.int(max: r.remaining, "Loro snapshot length")
+        let blobStart = r.offset, blobEnd = blobStart + length
+        guard blobEnd <= r.end else {
+            throw .malformedBytes(offset: lengthAt, reason: "a Loro snapshot of \(length) bytes runs past the end (\(r.remaining) left)")
+        }
+        var extras = ByteReader(bytes, from: blobEnd, to: bytes.count - 4)
+        var tail = ByteReader(bytes, from: bytes.count - 4)
+        let expected = try tail.u32()
+        let covered = Array(bytes[0..<blobStart]) + Array(bytes[blobEnd..<(bytes.count - 4)])
+        let actual = CRC32.checksum(covered, count: covered.count)
+        guard expected == actual else { throw .checksumMismatch(offset: bytes.count - 4, expected: expected, actual: actual) }
+        let t = try EncodeTables.read(&extras)
+        let pending = try ChangeCodec.read(&extras, t)
+        var styles: [String: ExpandType] = [:]
+        let n = try extras.count("style count", minBytes: 2)
+        for _ in 0..<n {
+            let k = try extras.string()
+            let at = extras.offset
+            guard let e = ExpandType(rawValue: try extras.u8()) else { throw CRDTError.malformedBytes(offset: at, reason: "unknown expand type") }
+            styles[k] = e
+        }
+        try extras.expectEnd("the snapshot")
+        var staged = self
+        var status: ImportStatus
+        do throws(CRDTError) {
+            status = try staged.importLoro(Array(bytes[blobStart..<blobEnd]))
+        } catch {
+            if case let .malformedBytes(offset, reason) = error { throw .malformedBytes(offset: offset + blobStart, reason: reason) }
+            throw error
+        }
+        // Set on the storage as it is: a deferred state stays deferred.
+        for (k, e) in styles where staged.storage.styles[k] == nil { staged.storage.styles[k] = e }
+        if !pending.isEmpty {
+            let st = staged.mutate()
+            let (applied, waiting) = try st.importChanges(pending)
+            status.applied += applied
+            status.pending = waiting
+        }
+        self = staged
+        return status
+    }
+
+    /// Exports the whole document (history, state, pending changes) as a snapshot blob: Quire's
+    /// frame (version 2) around Loro's snapshot (``exportLoroSnapshot()``, state and history,
+    /// which loads without replaying the history) and what Loro's format has no place for —
+    /// the changes waiting for dependencies and the mark expand rules. Uncommitted local
+    /// operations are not included; commit first. ``load(snapshot:peer:)`` also reads the
+    /// version 1 frame, whose state was rebuilt from the history.
+    ///
+    ///     0xC7, 0x22, uleb(length) + Loro snapshot, peer and container tables, pending changes,
+    ///     styles (count, then key and expand byte), CRC-32 of everything but the Loro snapshot
+    ///     (which carries its own xxHash32)
+    /// - Complexity: O(n) (as ``exportLoroSnapshot()``).
     public func exportSnapshot() -> [UInt8] {
+        let loro = exportLoroSnapshot()
+        var head = ByteWriter()
+        head.u8(Frame.magic)
+        head.u8(Frame.snapshotVersion << 4 | Frame.Kind.snapshot.rawValue)
+        head.uvarint(loro.count)
+        var extras = ByteWriter()
+        var t = EncodeTables()
+        var body = ByteWriter()
+        ChangeCodec.write(s.pending, &body, &t, sequences: s.sequences, inlineContent: true)
+        t.write(&extras)
+        extras.bytes.append(contentsOf: body.bytes)
+        extras.uvarint(s.styles.count)
+        for k in s.styles.keys.sorted() { extras.string(k); extras.u8(s.styles[k]!.rawValue) }
+        let covered = head.bytes + extras.bytes
+        var out = head.bytes
+        out.reserveCapacity(head.bytes.count + loro.count + extras.bytes.count + 4)
+        out.append(contentsOf: loro)
+        out.append(contentsOf: extras.bytes)
+        var crc = ByteWriter()
+        crc.u32(CRC32.checksum(covered, count: covered.count))
+        return out + crc.bytes
+    }
+
+    /// Quire's snapshot frame of version 1 (history, then state rebuilt from it).
+    /// - Complexity: O(n).
+    func exportSnapshotV1() -> [UInt8] {
+        if let full = historyDocument { return full.exportSnapshotV1() }
         let st = s
         var t = EncodeTables()
         var w = ByteWriter()
@@ -122,7 +233,7 @@ extension CRDTDocument {
         var arenas: [ContainerID: (scalars: [Unicode.Scalar], values: [CRDTValue])] = [:]
         for ch in history {
             for op in ch.ops {
-                guard case let .insert(_, _, content, n) = op.content, let seq = st.sequences[op.container] else { continue }
+                guard case let .insert(_, _, content, n) = op.content, op.container.type != .movableList, let seq = st.sequences[op.container] else { continue }
                 var arena = arenas[op.container] ?? ([], [])
                 let offset = Int32(op.container.type == .text ? arena.scalars.count : arena.values.count)
                 if op.container.type == .text {
@@ -163,7 +274,8 @@ extension CRDTDocument {
             out.append(cur)
             return out
         }
-        let seqKeys = st.sequences.keys.sorted()
+        // Movable lists and counters are rebuilt from the history when loading.
+        let seqKeys = st.sequences.keys.filter { $0.type != .movableList }.sorted()
         w.uvarint(seqKeys.count)
         for c in seqKeys {
             let arena = arenas[c] ?? ([], [])
@@ -251,9 +363,20 @@ extension CRDTDocument {
         }
     }
 
-    /// Loads a snapshot into a new document for `peer`. Throws for malformed bytes.
+    /// Loads a snapshot into a new document for `peer`: Quire's own, or Loro's (which starts
+    /// with `loro`, see ``importLoro(_:)``). Throws for malformed bytes.
     /// - Complexity: O(n).
     public static func load(snapshot bytes: [UInt8], peer: PeerID) throws(CRDTError) -> CRDTDocument {
+        if LoroEnvelope.isLoro(bytes) {
+            var doc = CRDTDocument(peer: peer)
+            try doc.importLoro(bytes)
+            return doc
+        }
+        if Frame.isSnapshotV2(bytes) {
+            var doc = CRDTDocument(peer: peer)
+            try doc.importSnapshotV2(bytes)
+            return doc
+        }
         let (kind, reader) = try Frame.open(bytes)
         guard kind == .snapshot else { throw .malformedBytes(offset: 1, reason: "not a snapshot") }
         var r = reader
@@ -307,6 +430,8 @@ extension CRDTDocument {
                 case let .mark(m):
                     currentCreators.append(Creator(counter: op.counter, count: 1, left: m.startLeft, right: m.startRight, offset: 0, kind: .markStart))
                     currentCreators.append(Creator(counter: op.counter + 1, count: 1, left: m.endLeft, right: m.endRight, offset: 0, kind: .markEnd))
+                case .insertValues where op.container.type == .movableList:
+                    break
                 case .insertText, .insertValues:
                     throw .malformedBytes(offset: 0, reason: "inline insert in snapshot history")
                 default: break
@@ -464,6 +589,7 @@ extension CRDTDocument {
         }
         st.pending = try ChangeCodec.read(&r, t)
         guard r.isAtEnd else { throw .malformedBytes(offset: r.offset, reason: "trailing bytes after the snapshot") }
+        try st.rebuildMovableListsAndCounters()
         st.frontiers = Frontiers(fr)
         var doc = CRDTDocument(peer: peer)
         doc.s = st

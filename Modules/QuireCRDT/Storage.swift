@@ -1,4 +1,5 @@
 import QuireAlgorithms
+import Synchronization
 
 /// A map entry with the stamp that won it (Lamport, then peer).
 struct MapEntry {
@@ -34,6 +35,38 @@ enum ParentSlot {
     case node(TreeID)
 }
 
+/// Where the history of a document loaded from a Loro shallow snapshot starts: the operations
+/// in `version` (the causal past of `frontiers`) are only known through the state at that
+/// version, and the state of its maps and trees is kept as the base that undo reads.
+struct ShallowRoot {
+    var version: VersionVector
+    var frontiers: Frontiers
+    var maps: [ContainerID: [String: MapEntry]]
+    var trees: [ContainerID: TreeState]
+    var movables: [ContainerID: MovableListState] = [:]
+    var counters: [ContainerID: Double] = [:]
+    /// The root's frontier operations as the snapshot carried them (Loro keeps them as the
+    /// history's anchor), to write them again when this document exports a shallow snapshot.
+    var anchors: [LoroJSONChange] = []
+
+    /// Whether a change with dependencies `deps` (all known) has the whole root in its past:
+    /// one dependency after the root (such a change was checked when it came), or the root's
+    /// frontiers themselves.
+    /// - Complexity: O(d · f) for d dependencies and f root frontiers.
+    func followedBy(_ deps: [OpID]) -> Bool {
+        if deps.contains(where: { $0.counter >= version[$0.peer] }) { return true }
+        return frontiers.ids.allSatisfy { f in deps.contains { $0.peer == f.peer && $0.counter >= f.counter } }
+    }
+}
+
+/// A Loro snapshot loaded without decoding it (``CRDTDocument/importLoro(_:)`` into an empty
+/// document): the state section is decoded when the state is first read, the history when an
+/// operation first needs it.
+struct DeferredSnapshot: Sendable {
+    var state: SSTable
+    var oplog: SSTable
+}
+
 /// The whole state of a document. Mutated only when uniquely referenced (copy-on-write).
 final class DocStorage: @unchecked Sendable {
     var peer: PeerID
@@ -51,10 +84,23 @@ final class DocStorage: @unchecked Sendable {
     var pending: [Change] = []
     // Loro JSON changes waiting for dependencies (positions resolve only at their dependencies)
     var pendingJSON: [PendingJSONChange] = []
+    // Set when the history starts at a shallow root (a Loro shallow snapshot, or a Loro
+    // snapshot whose history is not decoded yet)
+    var shallowRoot: ShallowRoot?
+    // A lazily loaded Loro snapshot: `stateReady` is false until its state is decoded (under
+    // `deferLock`); its history stays here until the document decodes it.
+    var deferred: DeferredSnapshot?
+    let stateReady = Atomic<Bool>(true)
+    let deferLock = Mutex(())
+    // Why the deferred state could not be decoded (the document then shows an empty state).
+    var deferredError: CRDTError?
     // State
     @exclusivity(unchecked) var sequences: [ContainerID: FugueSequence] = [:]
     @exclusivity(unchecked) var maps: [ContainerID: [String: MapEntry]] = [:]
     var trees: [ContainerID: TreeState] = [:]
+    /// The elements of movable lists (their items are in `sequences`).
+    var movables: [ContainerID: MovableListState] = [:]
+    var counters: [ContainerID: Double] = [:]
     var parents: [ContainerID: (ContainerID, ParentSlot)] = [:]
     var styles: [String: ExpandType] = [:]
     // Events
@@ -67,7 +113,10 @@ final class DocStorage: @unchecked Sendable {
     init(peer: PeerID) { self.peer = peer }
 
     func copy() -> DocStorage {
+        ensureState()
         let c = DocStorage(peer: peer)
+        c.deferred = deferred
+        c.deferredError = deferredError
         c.changes = changes
         c.version = version
         c.frontiers = frontiers
@@ -78,9 +127,12 @@ final class DocStorage: @unchecked Sendable {
         c.txnLength = txnLength
         c.pending = pending
         c.pendingJSON = pendingJSON
+        c.shallowRoot = shallowRoot
         c.sequences = sequences.mapValues { $0.copy() }
         c.maps = maps
         c.trees = trees
+        c.movables = movables
+        c.counters = counters
         c.parents = parents
         c.styles = styles
         c.recordEvents = recordEvents
@@ -194,7 +246,10 @@ final class DocStorage: @unchecked Sendable {
             case .node(let n): steps.append(.node(n))
             case .element(let id):
                 let seq = sequence(parent)
-                if let cur = seq.cursor(of: id) { steps.append(.index(seq.prefix(of: cur).count)) } else { steps.append(.index(-1)) }
+                // In a movable list the child's element may sit at another item by now.
+                var item = id
+                if let state = movables[parent], let l = seq.lamport(of: id), let e = state.elements[state.element(ofItem: id, lamport: l)] { item = e.pos }
+                if let cur = seq.cursor(of: item) { steps.append(.index(seq.prefix(of: cur).count)) } else { steps.append(.index(-1)) }
             }
             cur = parent
         }

@@ -40,14 +40,14 @@ extension Change {
                     skip = 0
                 }
                 o.content = .delete(rest)
-            case .mark, .mapSet, .tree:
+            case .mark, .mapSet, .tree, .move, .setValue, .counter:
                 continue
             }
             ops.append(o)
         }
         guard let first = ops.first else { return nil }
         return Change(peer: peer, counter: first.counter, lamport: lamport + Lamport(first.counter - counter),
-                      deps: [OpID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter)
+                      deps: [OpID(peer: peer, counter: first.counter - 1)], ops: ops, length: end - first.counter, timestamp: timestamp, message: message)
     }
 }
 
@@ -116,9 +116,10 @@ extension DocStorage {
 
     /// Checks that every reference of `op` exists in this document or earlier in the batch.
     /// `batch` holds what the batch created in `op.container`.
-    func validate(_ op: Op, peer: PeerID, batch: inout BatchIDs, batchNodes: inout [ContainerID: Set<TreeID>]) throws(CRDTError) {
+    func validate(_ op: Op, peer: PeerID, lamport: Lamport, batch: inout BatchIDs, batchNodes: inout [ContainerID: Set<TreeID>],
+                  batchElems: inout [ContainerID: Set<IdLp>]) throws(CRDTError) {
         let c = op.container
-        let seq = c.type == .text || c.type == .list ? existingSequence(c) : nil
+        let seq = c.type.isSequence ? existingSequence(c) : nil
         func known(_ o: OptID) throws(CRDTError) {
             guard let id = o.id else { return }
             if seq?.leaf(of: id) != nil { return }
@@ -131,13 +132,16 @@ extension DocStorage {
             try known(l); try known(r)
             batch.insert(peer: peer, start: op.counter, end: op.counter + Int32(s.count))
         case let .insertValues(l, r, v):
-            guard c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            guard c.type == .list || c.type == .movableList else { throw .wrongContainerType(container: c, expected: .list) }
             try known(l); try known(r)
             batch.insert(peer: peer, start: op.counter, end: op.counter + Int32(v.count))
+            if c.type == .movableList {
+                for k in 0..<v.count { batchElems[c, default: []].insert(IdLp(peer: peer, lamport: lamport + Lamport(k))) }
+            }
         case .insert:
             throw .invalidReference(container: c, id: OpID(peer: peer, counter: op.counter), reason: "insert without content")
         case let .delete(spans):
-            guard c.type == .text || c.type == .list else { throw .wrongContainerType(container: c, expected: .list) }
+            guard c.type.isSequence else { throw .wrongContainerType(container: c, expected: .list) }
             // Every targeted element must exist, in the document or earlier in the batch.
             for d in spans {
                 let s = d.ascending
@@ -166,6 +170,20 @@ extension DocStorage {
             if target != opID, !exists(target) { throw .invalidReference(container: c, id: target, reason: "no such tree node") }
             if case .node(let p) = parent, p != target, !exists(p) { throw .invalidReference(container: c, id: p, reason: "no such parent node") }
             batchNodes[c, default: []].insert(target)
+        case let .move(elem, from, l, r):
+            guard c.type == .movableList else { throw .wrongContainerType(container: c, expected: .movableList) }
+            try known(l); try known(r); try known(OptID(from))
+            guard movables[c]?.elements[elem] != nil || batchElems[c]?.contains(elem) == true else {
+                throw .invalidReference(container: c, id: OpID(peer: elem.peer, counter: 0), reason: "moving an unknown element \(elem)")
+            }
+            batch.insert(peer: peer, start: op.counter, end: op.counter + 1)
+        case let .setValue(elem, _):
+            guard c.type == .movableList else { throw .wrongContainerType(container: c, expected: .movableList) }
+            guard movables[c]?.elements[elem] != nil || batchElems[c]?.contains(elem) == true else {
+                throw .invalidReference(container: c, id: OpID(peer: elem.peer, counter: 0), reason: "setting an unknown element \(elem)")
+            }
+        case .counter:
+            guard c.type == .counter else { throw .wrongContainerType(container: c, expected: .counter) }
         }
     }
 
@@ -174,45 +192,7 @@ extension DocStorage {
         var stored: [Op] = []
         stored.reserveCapacity(change.ops.count)
         for var op in change.ops {
-            let c = op.container
-            let lamport = change.lamport + Lamport(op.counter - change.counter)
-            switch op.content {
-            case let .insertText(l, r, scalars):
-                let seq = sequence(c)
-                let start = Int32(seq.scalars.count)
-                var u16: Int32 = 0, u8: Int32 = 0
-                for sc in scalars { u16 += sc.value > 0xFFFF ? 2 : 1; u8 += Int32(UTF8.width(sc)) }
-                seq.scalars.append(contentsOf: scalars)
-                let n = Int32(scalars.count)
-                applyInsert(c, seq, Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
-                                         content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: nil)
-                op.content = .insert(left: l, right: r, content: start, count: n)
-            case let .insertValues(l, r, values):
-                let seq = sequence(c)
-                let start = Int32(seq.values.count)
-                seq.values.append(contentsOf: values)
-                let n = Int32(values.count)
-                applyInsert(c, seq, Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
-                                         content: start, utf16: n, utf8: n, kind: .value, deleted: false), slot: nil)
-                op.content = .insert(left: l, right: r, content: start, count: n)
-            case .insert:
-                break
-            case let .delete(spans):
-                applyDelete(c, sequence(c), spans)
-            case let .mark(m):
-                let seq = sequence(c)
-                let markID = OpID(peer: change.peer, counter: op.counter)
-                seq.marks[markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: change.peer)
-                seq.integrate(Elem(peer: change.peer, counter: op.counter, lamport: lamport, length: 1, originLeft: m.startLeft, originRight: m.startRight,
-                                   content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
-                seq.integrate(Elem(peer: change.peer, counter: op.counter + 1, lamport: lamport + 1, length: 1, originLeft: m.endLeft, originRight: m.endRight,
-                                   content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false))
-                emitMark(c, seq, markID: markID, key: m.key)
-            case let .mapSet(key, value):
-                applyMapSet(c, key: key, value: value, lamport: lamport, peer: change.peer, counter: op.counter)
-            case let .tree(target, parent, position):
-                applyTree(c, TreeOpRecord(lamport: lamport, peer: change.peer, counter: op.counter, target: target, parent: parent, position: position))
-            }
+            apply(&op, peer: change.peer, lamport: change.lamport + Lamport(op.counter - change.counter))
             stored.append(op)
         }
         var ch = change
@@ -221,6 +201,62 @@ extension DocStorage {
         version.extend(peer: change.peer, to: change.end)
         frontiers.advance(lastID: change.lastID, deps: change.deps)
         nextLamport = max(nextLamport, change.lamport + Lamport(change.length))
+    }
+
+    /// Applies one remote operation (validated) and turns a decoded insert into the stored form
+    /// whose content lives in the container's arena. A stored insert into a movable list
+    /// (content already in the arena) is replayed as is: rebuilding a list from its history.
+    /// - Complexity: O(log n) per run, plus Fugue integration and events.
+    func apply(_ op: inout Op, peer: PeerID, lamport: Lamport) {
+        let c = op.container
+        switch op.content {
+        case let .insertText(l, r, scalars):
+            let seq = sequence(c)
+            let start = Int32(seq.scalars.count)
+            var u16: Int32 = 0, u8: Int32 = 0
+            for sc in scalars { u16 += sc.value > 0xFFFF ? 2 : 1; u8 += Int32(UTF8.width(sc)) }
+            seq.scalars.append(contentsOf: scalars)
+            let n = Int32(scalars.count)
+            applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
+                                     content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: nil)
+            op.content = .insert(left: l, right: r, content: start, count: n)
+        case let .insertValues(l, r, values):
+            let seq = sequence(c)
+            let start = Int32(seq.values.count)
+            seq.values.append(contentsOf: values)
+            let n = Int32(values.count)
+            let run = Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
+                           content: start, utf16: n, utf8: n, kind: .value, deleted: false)
+            if c.type == .movableList { applyMovableInsert(c, seq, run, slot: nil) } else { applyInsert(c, seq, run, slot: nil) }
+            op.content = .insert(left: l, right: r, content: start, count: n)
+        case let .insert(l, r, content, n):
+            guard c.type == .movableList else { break }
+            applyMovableInsert(c, sequence(c), Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: l, originRight: r,
+                                                    content: content, utf16: n, utf8: n, kind: .value, deleted: false), slot: nil)
+        case let .delete(spans):
+            if c.type == .movableList { applyMovableDelete(c, sequence(c), spans) } else { applyDelete(c, sequence(c), spans) }
+        case let .move(elem, from, l, r):
+            let item = Elem(peer: peer, counter: op.counter, lamport: lamport, length: 1, originLeft: l, originRight: r,
+                            content: 0, utf16: 1, utf8: 1, kind: .value, deleted: false)
+            applyMove(c, sequence(c), item, elem: elem, from: from, slot: nil)
+        case let .setValue(elem, value):
+            applySetValue(c, elem: elem, value: value, id: IdLp(peer: peer, lamport: lamport))
+        case let .counter(delta):
+            applyCounter(c, delta)
+        case let .mark(m):
+            let seq = sequence(c)
+            let markID = OpID(peer: peer, counter: op.counter)
+            seq.marks[markID] = MarkInfo(key: m.key, value: m.value, expand: m.expand, lamport: lamport, peer: peer)
+            seq.integrate(Elem(peer: peer, counter: op.counter, lamport: lamport, length: 1, originLeft: m.startLeft, originRight: m.startRight,
+                               content: 0, utf16: 0, utf8: 0, kind: .markStart, deleted: false))
+            seq.integrate(Elem(peer: peer, counter: op.counter + 1, lamport: lamport + 1, length: 1, originLeft: m.endLeft, originRight: m.endRight,
+                               content: 0, utf16: 0, utf8: 0, kind: .markEnd, deleted: false))
+            emitMark(c, seq, markID: markID, key: m.key)
+        case let .mapSet(key, value):
+            applyMapSet(c, key: key, value: value, lamport: lamport, peer: peer, counter: op.counter)
+        case let .tree(target, parent, position):
+            applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: op.counter, target: target, parent: parent, position: position))
+        }
     }
 
     /// Imports decoded changes: validates everything first (throwing leaves the document
@@ -252,6 +288,8 @@ extension DocStorage {
         var readyByPeer: [PeerID: [Change]] = [:]
         for ch in ready {
             for d in ch.deps {
+                // Operations before a shallow root have no recorded Lamport (the root is older).
+                if lamport(of: d) == nil, shallowRoot?.version.includes(d) == true { continue }
                 let l = lamport(of: d) ?? readyByPeer[d.peer].flatMap { DocStorage.lamport(in: $0, d.counter) }
                 guard let l, l < ch.lamport else {
                     throw .invalidReference(container: .root(name: "", type: .map), id: OpID(peer: ch.peer, counter: ch.counter),
@@ -262,6 +300,7 @@ extension DocStorage {
         }
         var batches: [ContainerID: BatchIDs] = [:]
         var batchNodes: [ContainerID: Set<TreeID>] = [:]
+        var batchElems: [ContainerID: Set<IdLp>] = [:]
         // Ops of one container come in runs: keep that container's batch at hand.
         var currentContainer: ContainerID? = nil
         var current = BatchIDs()
@@ -272,7 +311,14 @@ extension DocStorage {
                     currentContainer = op.container
                     current = batches.removeValue(forKey: op.container) ?? BatchIDs()
                 }
-                try validate(op, peer: ch.peer, batch: &current, batchNodes: &batchNodes)
+                do {
+                    try validate(op, peer: ch.peer, lamport: ch.lamport + Lamport(op.counter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
+                } catch {
+                    // Name the refused operation, which importers map back to where it came from.
+                    let reason: String
+                    if case let .invalidReference(_, target, why) = error { reason = "refers to \(target): \(why)" } else { reason = error.description }
+                    throw .invalidReference(container: op.container, id: OpID(peer: ch.peer, counter: op.counter), reason: reason)
+                }
             }
         }
         commit()
@@ -287,6 +333,7 @@ extension CRDTDocument {
     /// Exports the committed changes not included in `version` as an update blob.
     /// - Complexity: O(size of the exported changes).
     public func exportUpdates(since version: VersionVector = VersionVector()) -> [UInt8] {
+        if needsHistory(below: version), let full = historyDocument { return full.exportUpdates(since: version) }
         let list = s.changes(since: version)
         var t = EncodeTables()
         var body = ByteWriter()
@@ -300,9 +347,14 @@ extension CRDTDocument {
     /// Imports an update or snapshot blob. Idempotent and order-independent: changes whose
     /// dependencies are missing wait and apply when they arrive. Malformed, corrupted or hostile
     /// bytes throw and leave the document unchanged. Pending local operations are committed first.
+    /// Loro's binary blobs (they start with `loro`) go to ``importLoro(_:)``.
     /// - Complexity: O(ops · log n) plus O(k · log n) per concurrent run integrated.
     @discardableResult
     public mutating func importUpdates(_ bytes: [UInt8]) throws(CRDTError) -> ImportStatus {
+        if LoroEnvelope.isLoro(bytes) { return try importLoro(bytes) }
+        if Frame.isSnapshotV2(bytes) { return try importSnapshotV2(bytes) }
+        // Quire's updates carry Fugue origins, which a deferred snapshot's state does not have.
+        materializeHistory()
         let (kind, reader) = try Frame.open(bytes)
         var r = reader
         let incoming: [Change]

@@ -145,15 +145,18 @@ extension DocStorage {
 
     // MARK: applying operations (local and remote share these)
 
+    /// Inserts a run at a known slot or by Fugue integration; returns its visible position when
+    /// events are recorded (else 0).
+    /// - Complexity: O(log n + L), plus the integration's cost.
+    func place(_ elem: Elem, in seq: FugueSequence, slot: (SeqNode, Int)?) -> Int {
+        guard let (leaf, index) = slot else { return seq.integrate(elem, wantPosition: recordEvents) }
+        seq.insertElem(elem, leaf: leaf, at: index)
+        return recordEvents ? seq.prefix(of: seq.cursor(of: elem.id)!).count : 0
+    }
+
     /// Inserts a run into a sequence at a known slot or by Fugue integration and emits the event.
     func applyInsert(_ c: ContainerID, _ seq: FugueSequence, _ elem: Elem, slot: (SeqNode, Int)?) {
-        let pos: Int
-        if let (leaf, index) = slot {
-            seq.insertElem(elem, leaf: leaf, at: index)
-            pos = recordEvents ? seq.prefix(of: seq.cursor(of: elem.id)!).count : 0
-        } else {
-            pos = seq.integrate(elem, wantPosition: recordEvents)
-        }
+        let pos = place(elem, in: seq, slot: slot)
         if elem.kind == .value {
             for k in 0..<Int(elem.length) {
                 registerChild(seq.values[Int(elem.content) + k], parent: c, slot: .element(elem.id.advanced(by: Int32(k))))
@@ -191,6 +194,16 @@ extension DocStorage {
             } else {
                 emit(c, .list((pos > 0 ? [.retain(count: pos)] : []) + [.delete(count: n)]))
             }
+        }
+    }
+
+    /// Emits the deletion of `count` visible units at `pos`.
+    func emitDelete(_ c: ContainerID, at pos: Int, count: Int) {
+        guard recordEvents else { return }
+        if c.type == .text {
+            emit(c, .text((pos > 0 ? [.retain(count: pos, attributes: nil)] : []) + [.delete(count: count)]))
+        } else {
+            emit(c, .list((pos > 0 ? [.retain(count: pos)] : []) + [.delete(count: count)]))
         }
     }
 

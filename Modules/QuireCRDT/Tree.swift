@@ -25,12 +25,13 @@ struct TreeOpRecord {
     @inline(__always) func precedes(_ o: TreeOpRecord) -> Bool { lamport != o.lamport ? lamport < o.lamport : peer < o.peer }
 }
 
-/// Where a node is: its parent and fractional index, and the (Lamport, peer) of the op that put it there.
+/// Where a node is: its parent and fractional index, and the ID and Lamport of the op that put it there.
 struct NodePlacement: Equatable {
     var parent: TreeParent
     var position: [UInt8]
     var lamport: Lamport
     var peer: PeerID
+    var counter: OpCounter = 0
 
     /// Sibling order: fractional index bytes, then (Lamport, peer) of the placing op.
     @inline(__always) func sortsBefore(_ o: NodePlacement) -> Bool {
@@ -135,7 +136,7 @@ struct TreeState {
             return
         }
         r.effective = true
-        place(r.target, NodePlacement(parent: r.parent, position: r.position, lamport: r.lamport, peer: r.peer), diffs: &diffs, record: record)
+        place(r.target, NodePlacement(parent: r.parent, position: r.position, lamport: r.lamport, peer: r.peer, counter: r.counter), diffs: &diffs, record: record)
     }
 
     /// Reverts one record (undo).

@@ -33,21 +33,35 @@ struct RevertScope {
 /// undoing a deletion inserts a copy; later steps must treat the copy as the original (undoing
 /// the insertion of "hello" also removes a restored copy of its "ll").
 struct UndoAliases: Sendable {
-    private var rootOf: [OpID: OpID] = [:]
-    private var copiesOf: [OpID: [OpID]] = [:]
+    /// Originals and their copies, for one kind of ID.
+    struct Table<ID: Hashable & Sendable>: Sendable {
+        private var rootOf: [ID: ID] = [:]
+        private var copiesOf: [ID: [ID]] = [:]
 
-    /// The original element `id` stands for.
-    /// - Complexity: O(1) expected.
-    func root(_ id: OpID) -> OpID { rootOf[id] ?? id }
+        /// The original `id` stands for.
+        /// - Complexity: O(1) expected.
+        func root(_ id: ID) -> ID { rootOf[id] ?? id }
 
-    /// The original and its copies, oldest first.
-    /// - Complexity: O(copies).
-    func incarnations(_ root: OpID) -> [OpID] { [root] + (copiesOf[root] ?? []) }
+        /// The original and its copies, oldest first.
+        /// - Complexity: O(copies).
+        func incarnations(_ root: ID) -> [ID] { [root] + (copiesOf[root] ?? []) }
 
-    mutating func add(copy: OpID, of root: OpID) {
-        rootOf[copy] = root
-        copiesOf[root, default: []].append(copy)
+        mutating func add(copy: ID, of root: ID) {
+            rootOf[copy] = root
+            copiesOf[root, default: []].append(copy)
+        }
     }
+
+    private var sequenceElements = Table<OpID>()
+    // Movable list elements come back as new elements too.
+    private var movableElements = Table<IdLp>()
+
+    func root(_ id: OpID) -> OpID { sequenceElements.root(id) }
+    func incarnations(_ root: OpID) -> [OpID] { sequenceElements.incarnations(root) }
+    mutating func add(copy: OpID, of root: OpID) { sequenceElements.add(copy: copy, of: root) }
+    func root(_ id: IdLp) -> IdLp { movableElements.root(id) }
+    func incarnations(_ root: IdLp) -> [IdLp] { movableElements.incarnations(root) }
+    mutating func add(copy: IdLp, of root: IdLp) { movableElements.add(copy: copy, of: root) }
 }
 
 extension FugueSequence {
@@ -170,6 +184,10 @@ struct TouchedState {
     var marks: [ContainerID: [OpID]] = [:]
     var keys: [ContainerID: Set<String>] = [:]
     var nodes: [ContainerID: [TreeID]] = [:]
+    /// Per movable list: the elements the step inserted, deleted, moved or set.
+    var movable: [ContainerID: Set<IdLp>] = [:]
+    /// The counters the step changed.
+    var counters: Set<ContainerID> = []
 }
 
 extension DocStorage {
@@ -182,6 +200,10 @@ extension DocStorage {
         while i < list.count, list[i].counter < span.upperBound {
             for op in list[i].ops where op.counter < span.upperBound && op.counter + op.length > span.lowerBound {
                 let c = op.container
+                if c.type == .movableList {
+                    t.movable[c, default: []].formUnion(touchedElements(op, list[i], span).map { aliases.root($0) })
+                    continue
+                }
                 switch op.content {
                 case let .insert(_, _, _, n):
                     for k in max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n) {
@@ -198,13 +220,42 @@ extension DocStorage {
                     t.keys[c, default: []].insert(key)
                 case .tree(let target, _, _):
                     if !(t.nodes[c]?.contains(target) ?? false) { t.nodes[c, default: []].append(target) }
-                case .insertText, .insertValues:
+                case .counter:
+                    t.counters.insert(c)
+                case .insertText, .insertValues, .move, .setValue:
                     break
                 }
             }
             i += 1
         }
         return t
+    }
+
+    /// The movable list elements an op of this peer's change `ch` touches within `span`.
+    /// - Complexity: O(atoms of the op).
+    private func touchedElements(_ op: Op, _ ch: Change, _ span: Range<OpCounter>) -> [IdLp] {
+        let c = op.container
+        guard let state = movables[c], let seq = sequences[c] else { return [] }
+        switch op.content {
+        case let .insert(_, _, _, n):
+            return (max(span.lowerBound, op.counter)..<min(span.upperBound, op.counter + n)).map {
+                IdLp(peer: peer, lamport: ch.lamport + Lamport($0 - ch.counter))
+            }
+        case .delete:
+            var out: [IdLp] = []
+            op.forEachDeletion(by: peer) { d in
+                guard let d = d.clipped(toDeleters: span.lowerBound, span.upperBound) else { return }
+                for k in d.lo..<d.hi {
+                    let item = OpID(peer: d.peer, counter: k)
+                    if let l = seq.lamport(of: item) { out.append(state.element(ofItem: item, lamport: l)) }
+                }
+            }
+            return out
+        case .move(let elem, _, _, _), .setValue(let elem, _):
+            return [elem]
+        default:
+            return []
+        }
     }
 
     /// The atoms among `targets` that an operation outside `scope` deletes. Deletions come after
@@ -410,6 +461,8 @@ extension CRDTDocument {
         }
         if !touched.keys.isEmpty { try revertKeys(touched.keys, scope: scope) }
         for c in touched.nodes.keys.sorted() { revertNodes(c, touched.nodes[c]!, scope: scope) }
+        for c in touched.movable.keys.sorted() { try revertMovable(c, touched.movable[c]!, scope: scope, aliases: &aliases) }
+        for c in touched.counters.sorted() { try revertCounter(c, scope: scope) }
     }
 
     private mutating func revertElements(_ c: ContainerID, roots: [OpID], scope: RevertScope, aliases: inout UndoAliases) {
@@ -488,6 +541,10 @@ extension CRDTDocument {
         // The winner among the writes that stay; the map keeps only the current winner, so the
         // history is read.
         var best: [ContainerID: [String: MapEntry]] = [:]
+        // A shallow document's root state holds the writes before its history.
+        for (c, map) in s.shallowRoot?.maps ?? [:] {
+            for (key, entry) in map where keys[c]?.contains(key) == true { best[c, default: [:]][key] = entry }
+        }
         for (peer, list) in s.changes {
             for ch in list {
                 for op in ch.ops {
@@ -511,7 +568,7 @@ extension CRDTDocument {
     private mutating func revertNodes(_ c: ContainerID, _ nodes: [TreeID], scope: RevertScope) {
         let st = mutate()
         guard let log = st.trees[c]?.log else { return }
-        var wanted = TreeState()
+        var wanted = st.shallowRoot?.trees[c] ?? TreeState()
         var none: [TreeDiff] = []
         for r in log where !scope.reverts(OpID(peer: r.peer, counter: r.counter)) { wanted.apply(r, diffs: &none, record: false) }
         func depth(_ n: TreeID) -> Int {

@@ -1,6 +1,16 @@
 /// The kind of a container.
 public enum ContainerType: UInt8, Sendable, Hashable, CaseIterable {
     case text = 0, list = 1, map = 2, tree = 3
+    /// A list whose elements move and change value in place (Loro's MovableList).
+    case movableList = 4
+    /// A number that peers add to (Loro's Counter).
+    case counter = 5
+
+    /// The name Loro gives the type (`Text`, `MovableList` …).
+    public var loroName: String { ["Text", "List", "Map", "Tree", "MovableList", "Counter"][Int(rawValue)] }
+
+    /// Whether the container is an ordered sequence (a text or either kind of list).
+    var isSequence: Bool { self == .text || self == .list || self == .movableList }
 }
 
 /// A container's identity: a named root or a container created by an operation (Loro's rules).
@@ -19,7 +29,7 @@ public enum ContainerID: Hashable, Sendable, CustomStringConvertible, Comparable
 
     /// Loro's textual form: `cid:root-NAME:Type` or `cid:COUNTER@PEER:Type`.
     public var description: String {
-        let typeName = ["Text", "List", "Map", "Tree"][Int(type.rawValue)]
+        let typeName = type.loroName
         switch self {
         case .root(let name, _): return "cid:root-\(name):\(typeName)"
         case .normal(let id, _): return "cid:\(id):\(typeName)"

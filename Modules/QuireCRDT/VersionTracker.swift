@@ -32,13 +32,45 @@ final class VersionTracker {
     ///   - elements: the document's sequence (nil: an empty container).
     ///   - allFuture: true to start at the empty version (every element future, counts exact);
     ///     false to start at the document's version (deleted elements counted once, approximately).
-    /// - Complexity: O(n log n) for n runs.
-    init(elements: FugueSequence?, allFuture: Bool, version: VersionVector, frontiers: [OpID]) {
+    ///   - present: with `allFuture`, the elements this version includes start active instead:
+    ///     a shallow document's root, whose operations are not in the history to replay.
+    ///   - removed: a movable list's items that deletes and moves removed (its sequence's
+    ///     visibility is the elements', not Loro's positions); nil for texts and lists.
+    /// - Complexity: O(n log n) for n runs (O(atoms) for a movable list).
+    init(elements: FugueSequence?, allFuture: Bool, present: VersionVector? = nil, removed: Set<OpID>? = nil, version: VersionVector, frontiers: [OpID]) {
         self.version = version
         self.frontiers = frontiers.sorted()
         var runs: [Elem] = []
         var tombstones: [IDSpan] = []
-        elements?.forEachElem { e in
+        elements?.forEachElem { whole in
+            var e = whole
+            if allFuture, let present {
+                // Active up to the root's end for this peer, future after it.
+                let end = present[e.peer]
+                if end > e.counter && end < e.counter + e.length {
+                    let k = end - e.counter
+                    runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: k, left: e.originLeft, right: e.originRight, status: 0))
+                    e = Elem(peer: e.peer, counter: end, lamport: e.lamport + Lamport(k), length: e.length - k, originLeft: OptID(peer: e.peer, counter: end - 1),
+                             originRight: e.originRight, content: 0, utf16: 0, utf8: 0, kind: e.kind, deleted: e.deleted)
+                } else if end >= e.counter + e.length {
+                    runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: e.length, left: e.originLeft, right: e.originRight, status: 0))
+                    return
+                }
+            }
+            if let removed, !allFuture {
+                // Runs of atoms with one status each.
+                var start: Int32 = 0
+                while start < e.length {
+                    let gone = removed.contains(e.id.advanced(by: start))
+                    var end = start + 1
+                    while end < e.length, removed.contains(e.id.advanced(by: end)) == gone { end += 1 }
+                    let left = start == 0 ? e.originLeft : OptID(peer: e.peer, counter: e.counter + start - 1)
+                    runs.append(Self.atomRun(peer: e.peer, counter: e.counter + start, length: end - start, left: left, right: e.originRight, status: gone ? 1 : 0))
+                    if gone { tombstones.append(IDSpan(peer: e.peer, start: e.counter + start, end: e.counter + end)) }
+                    start = end
+                }
+                return
+            }
             let status: UInt16 = allFuture ? Self.futureBit : (e.deleted ? 1 : 0)
             if e.deleted && !allFuture { tombstones.append(IDSpan(peer: e.peer, start: e.counter, end: e.counter + e.length)) }
             runs.append(Self.atomRun(peer: e.peer, counter: e.counter, length: e.length, left: e.originLeft, right: e.originRight, status: status))
@@ -264,12 +296,15 @@ struct ChangeTrackers {
 }
 
 /// An operation of a sequence container as the tracker replays it: either it inserts its own
-/// atoms (text, list values, the two mark anchors) or it deletes the targets of its spans.
+/// atoms (text, list values, the two mark anchors, a movable list's items) or it deletes the
+/// targets of its spans; a move inserts its item and deletes the item it came from.
 struct TrackedOp {
     var counter: OpCounter
     var length: Int32
     /// nil: the op inserts the elements `counter ..< counter + length`.
     var deletes: [DelSpan]?
+    /// A move's source item.
+    var source: OpID? = nil
 
     /// The targets (ascending ID spans) of atoms `from ..< to` of a delete op.
     /// - Complexity: O(spans).
@@ -303,7 +338,8 @@ struct TrackedOp {
         case .insertValues(_, _, let v): length = Int32(v.count)
         case .mark: length = 2
         case .delete(let spans): length = op.length; deletes = spans
-        case .mapSet, .tree: return nil
+        case .move(_, let from, _, _): length = 1; source = from
+        case .mapSet, .tree, .setValue, .counter: return nil
         }
     }
 }
@@ -324,7 +360,7 @@ struct TrackedOpIndex {
     init(history: [PeerID: [Change]]) {
         for (peer, list) in history {
             for change in list {
-                for op in change.ops where op.container.type == .text || op.container.type == .list {
+                for op in change.ops where op.container.type.isSequence {
                     if let t = TrackedOp(op) { append(t, peer: peer, container: op.container) }
                 }
             }
@@ -351,6 +387,7 @@ struct TrackedOpIndex {
         var out: [IDSpan] = []
         for (_, list) in ops[container] ?? [:] {
             for op in list where op.deletes != nil { out += op.deleteTargets(atoms: op.counter, op.counter + op.length) }
+            for op in list { if let s = op.source { out.append(IDSpan(peer: s.peer, start: s.counter, end: s.counter + 1)) } }
         }
         return out
     }
@@ -372,6 +409,7 @@ extension VersionTracker {
             index.forEach(in: container, span) { op, a, b in
                 if op.deletes == nil {
                     update(IDSpan(peer: span.peer, start: a, end: b), future: !forward, deleteDelta: 0)
+                    if let s = op.source { update(IDSpan(peer: s.peer, start: s.counter, end: s.counter + 1), future: nil, deleteDelta: forward ? 1 : -1) }
                 } else {
                     for target in op.deleteTargets(atoms: a, b) { update(target, future: nil, deleteDelta: forward ? 1 : -1) }
                 }
@@ -386,9 +424,13 @@ struct CausalGraph {
     /// Per peer, the changes' (first counter, end, deps), sorted by counter.
     private var changes: [PeerID: [(start: OpCounter, end: OpCounter, deps: [OpID])]] = [:]
     private var cache: [[OpID]: VersionVector] = [:]
+    /// A shallow document's root: its operations are not in `changes`, but a version that
+    /// includes the root's frontiers includes all of them.
+    private let root: ShallowRoot?
 
     /// - Complexity: O(c) for c changes.
-    init(history: [PeerID: [Change]]) {
+    init(history: [PeerID: [Change]], root: ShallowRoot? = nil) {
+        self.root = root
         for (peer, list) in history { changes[peer] = list.map { ($0.counter, $0.end, $0.deps) } }
     }
 
@@ -416,6 +458,7 @@ struct CausalGraph {
                 i -= 1
             }
         }
+        if let root, root.frontiers.ids.allSatisfy({ vv.includes($0) }) { vv.merge(root.version) }
         cache[key] = vv
         return vv
     }

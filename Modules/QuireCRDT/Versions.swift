@@ -10,12 +10,16 @@ public enum VersionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A fork version would include a mark's start anchor but not its end anchor (`mark` is the
     /// mark's ID); a fork cannot hold half an operation.
     case splitsMark(OpID)
+    /// The document was loaded from a shallow snapshot: its history starts at `root`, and
+    /// checkouts, diffs and forks at a version need the history it does not have.
+    case historyTrimmed(root: Frontiers)
 
     public var description: String {
         switch self {
         case let .unknownFrontier(id, known): return "frontier \(id) is not in the history (known version \(known))"
         case let .unknownVersion(v, known): return "version \(v) is not included in the known version \(known)"
         case let .splitsMark(id): return "the version includes only the start anchor of mark \(id)"
+        case let .historyTrimmed(root): return "the history starts at the shallow root \(root.ids); versions need the history before it"
         }
     }
 }
@@ -72,6 +76,7 @@ extension CRDTDocument {
     /// Throws when a frontier ID is not in the committed history.
     /// - Complexity: O(c · d) for the c changes in that version with d dependencies each.
     public func versionVector(of frontiers: Frontiers) throws(VersionError) -> VersionVector {
+        if let full = historyDocument { return try full.versionVector(of: frontiers) }
         for id in frontiers.ids where !s.version.includes(id) { throw .unknownFrontier(id, known: s.version) }
         var vv = VersionVector()
         s.addPast(of: frontiers.ids, to: &vv)

@@ -29,7 +29,7 @@ public struct SyncServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 8787,
-        codec: any DocumentCodec = QuireBinaryCodec(),
+        codec: any DocumentCodec = LoroBinaryCodec(),
         ephemeral: any EphemeralCodec = OpaqueEphemeralRelay(),
         maxMessageBytes: Int = SyncMessage.maxMessageBytes,
         fragments: FragmentAssembler.Limits = FragmentAssembler.Limits(),

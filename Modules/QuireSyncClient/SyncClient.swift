@@ -75,13 +75,13 @@ public actor SyncClient {
     public private(set) var connectionCount = 0
 
     /// A client of the server at `url` (`ws://HOST:PORT/`); it connects on the first join.
-    public init(url: String, transport: any SyncTransport = WebSocketTransport(), codec: any DocumentCodec = QuireBinaryCodec(),
+    public init(url: String, transport: any SyncTransport = WebSocketTransport(), codec: any DocumentCodec = LoroBinaryCodec(),
                 reconnect: ReconnectPolicy = ReconnectPolicy(), logger: Logger = Logger(label: "quire.sync.client")) {
         self.init(urls: [url], transport: transport, codec: codec, reconnect: reconnect, logger: logger)
     }
 
     /// A client of interchangeable servers: after a lost connection it tries the next one.
-    public init(urls: [String], transport: any SyncTransport = WebSocketTransport(), codec: any DocumentCodec = QuireBinaryCodec(),
+    public init(urls: [String], transport: any SyncTransport = WebSocketTransport(), codec: any DocumentCodec = LoroBinaryCodec(),
                 reconnect: ReconnectPolicy = ReconnectPolicy(), logger: Logger = Logger(label: "quire.sync.client")) {
         precondition(!urls.isEmpty, "a client needs a server")
         self.urls = urls

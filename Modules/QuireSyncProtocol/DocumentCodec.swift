@@ -4,10 +4,11 @@ import QuireCRDT
 /// in `JoinRequest`/`JoinResponseOk`, and what a snapshot is. The server and the client only talk
 /// to this seam, so the payload format is a choice, not a rewrite.
 ///
-/// The protocol's `%LOR` payloads are Loro binary updates; until QuireCRDT speaks Loro's binary
-/// formats, ``QuireBinaryCodec`` (Quire's own updates) is the default and ``LoroJSONCodec``
-/// (Loro's JSON updates, schema 1) lets real Loro peers share a room today. Versions are Loro's
-/// `VersionVector.encode()` in every codec, so a Loro client's version reads the same everywhere.
+/// The protocol's `%LOR` payloads are Loro binary updates: ``LoroBinaryCodec`` is the default, so
+/// Loro clients and Quire clients share rooms. ``QuireBinaryCodec`` (Quire's own updates) and
+/// ``LoroJSONCodec`` (Loro's JSON updates, schema 1) remain for rooms stored with them and for
+/// peers that speak only those. Versions are Loro's `VersionVector.encode()` in every codec, so a
+/// Loro client's version reads the same everywhere.
 public protocol DocumentCodec: Sendable {
     /// A stable name, recorded with stored rooms and accepted by `quire serve --codec`.
     var name: String { get }
@@ -78,6 +79,34 @@ public enum VersionEncoding {
     }
 }
 
+/// Loro's binary formats as `DocUpdate` payloads, as the Loro protocol specifies: updates are
+/// `ExportMode.Updates` (FastUpdates), snapshots `ExportMode.Snapshot` (FastSnapshot); Loro's
+/// `import_` reads both, and so does ``importPayload(_:into:)``.
+public struct LoroBinaryCodec: DocumentCodec {
+    public init() {}
+    public var name: String { "loro" }
+
+    /// - Complexity: as `CRDTDocument.importLoro(_:)`.
+    public func importPayload(_ payload: [UInt8], into document: inout CRDTDocument) throws(SyncProtocolError) -> ImportStatus? {
+        guard !payload.isEmpty else { return nil }
+        do { return try document.importLoro(payload) } catch { throw .rejectedUpdate(error.description) }
+    }
+
+    /// - Complexity: O(size of the exported changes).
+    public func exportPayload(_ document: CRDTDocument, since version: VersionVector) -> [UInt8] {
+        guard !isIncluded(document.version, in: version) else { return [] }
+        return document.exportLoroUpdates(from: version)
+    }
+
+    public func exportSnapshot(_ document: CRDTDocument) -> [UInt8] { document.exportLoroSnapshot() }
+
+    public func loadSnapshot(_ payload: [UInt8], peer: PeerID) throws(SyncProtocolError) -> CRDTDocument {
+        var document = CRDTDocument(peer: peer)
+        _ = try importPayload(payload, into: &document)
+        return document
+    }
+}
+
 /// Quire's own binary updates and snapshots (checksummed, versioned) as `DocUpdate` payloads.
 public struct QuireBinaryCodec: DocumentCodec {
     public init() {}
@@ -140,7 +169,7 @@ func isIncluded(_ documentVersion: VersionVector, in version: VersionVector) -> 
 
 /// The codecs `quire serve --codec` and the client know by name.
 public enum DocumentCodecs {
-    public static let all: [any DocumentCodec] = [QuireBinaryCodec(), LoroJSONCodec()]
+    public static let all: [any DocumentCodec] = [LoroBinaryCodec(), QuireBinaryCodec(), LoroJSONCodec()]
 
     public static func named(_ name: String) -> (any DocumentCodec)? { all.first { $0.name == name } }
 }

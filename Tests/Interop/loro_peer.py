@@ -9,13 +9,21 @@ Requests ("cmd" and its fields):
   styles     doc, styles: {key: "after"|"before"|"both"|"none"}   replace the text style config
              (config_text_style), e.g. with the expand rules of Quire's document schema
   edit       doc, ops: [op]                      apply scripted edits, then commit
-  random     doc, seed, count                    apply `count` random edits (random.Random(seed)), commit
+  random     doc, seed, count, all               apply `count` random edits (random.Random(seed)), commit;
+                                                 with "all", also movable list 'tasks' and counter 'hits' 
   export     doc, from: {peer: end}              -> json: export_json_updates(from, oplog_vv)
   import     doc, json                           import_json_updates
+  export_bin doc, mode ("updates", "snapshot", "shallow"), from: {peer: end} (updates),
+             frontiers: ["counter@peer"] (shallow)  -> bytes: base64 of export(ExportMode…)
+  import_bin doc, bytes (base64)                 import_; -> pending: whether changes wait
   state      doc, texts: [cid]                   -> deep (deep value, bytes as arrays), deltas
                                                    {cid: [{insert, attributes?}]}, vv {peer: end},
                                                    frontiers ["counter@peer"]
   drop       doc
+  cursor     doc, container, pos, side ("left", "middle", "right")  -> bytes: Cursor.encode()
+  cursor_pos doc, bytes                          -> pos: get_cursor_pos(Cursor.decode(bytes))
+  eph        store, action ("new" timeout, "set" key value, "delete" key, "encode_all",
+             "apply" bytes, "all")               -> bytes / states of a loro.EphemeralStore
 Scripted ops (positions in Unicode scalars; containers are root names unless "cid:" strings):
   {"op":"insert","text":T,"pos":P,"container":C}   {"op":"delete","pos":P,"len":N,"container":C}
   {"op":"mark","start":S,"end":E,"key":K,"value":V,"container":C}
@@ -26,7 +34,12 @@ Scripted ops (positions in Unicode scalars; containers are root names unless "ci
   {"op":"tree_create","parent":ID|null,"index":I|null,"container":C} -> ids: ["counter@peer"]
   {"op":"tree_move","node":ID,"parent":ID|null,"index":I,"container":C}
   {"op":"tree_delete","node":ID,"container":C}       {"op":"tree_meta","node":ID,"key":K,"value":V,"container":C}
+  {"op":"tree_meta_delete","node":ID,"key":K,"container":C}
+  {"op":"list_map","pos":P,"container":C}            (a child map in a list)
+  {"op":"movable_insert","pos":P,"value":V,"container":C}  {"op":"movable_delete","pos":P,"len":N,"container":C}
+  {"op":"counter","value":X,"container":C}
 """
+import base64
 import json
 import random
 import sys
@@ -187,6 +200,16 @@ def apply_op(doc, op, out):
         doc.get_tree(name).delete(tree_id(op["node"]))
     elif kind == "tree_meta":
         doc.get_tree(name).get_meta(tree_id(op["node"])).insert(op["key"], op["value"])
+    elif kind == "tree_meta_delete":
+        doc.get_tree(name).get_meta(tree_id(op["node"])).delete(op["key"])
+    elif kind == "list_map":
+        doc.get_list(name).insert_container(op["pos"], loro.LoroMap())
+    elif kind == "movable_insert":
+        doc.get_movable_list(name).insert(op["pos"], op["value"])
+    elif kind == "movable_delete":
+        doc.get_movable_list(name).delete(op["pos"], op["len"])
+    elif kind == "counter":
+        doc.get_counter(name).increment(op["value"])
     else:
         raise ValueError(f"unknown op {kind}")
 
@@ -221,11 +244,16 @@ def is_ancestor(tree, ancestor, node):
     return False
 
 
-def random_edits(doc, rng, count):
+def random_edits(doc, rng, count, every=False):
     """Random edits over the containers Quire's interop tests share: text 'body' (with marks),
-    list 'items', map 'meta' (values and child texts), tree 'blocks' (with node meta)."""
+    list 'items', map 'meta' (values and child texts), tree 'blocks' (with node meta); with
+    `every`, also movable list 'tasks' (insert, delete, move, set, child texts) and counter 'hits'."""
     text, items, meta, tree = doc.get_text("body"), doc.get_list("items"), doc.get_map("meta"), doc.get_tree("blocks")
+    tasks, hits = doc.get_movable_list("tasks"), doc.get_counter("hits")
     for _ in range(count):
+        if every and rng.random() < 0.3:
+            movable_edit(tasks, hits, rng)
+            continue
         choice = rng.randrange(100)
         n = text.len_unicode
         if choice < 30:
@@ -280,6 +308,29 @@ def random_edits(doc, rng, count):
     doc.commit()
 
 
+def movable_edit(tasks, hits, rng):
+    """One random edit of the movable list or the counter (the mix Quire's tests make too)."""
+    r = rng.randrange(10)
+    size = len(tasks)
+    if r == 0:
+        hits.increment(rng.choice([1, 2, -1, 0.5]))
+    elif r < 4 or size == 0:
+        if rng.random() < 0.15:
+            child = tasks.insert_container(rng.randint(0, size), loro.LoroText())
+            child.insert(0, rng.choice(WORDS))
+        else:
+            tasks.insert(rng.randint(0, size), rng.choice([rng.randrange(100), "t" + str(rng.randrange(9))]))
+    elif r < 6:
+        a = rng.randrange(size)
+        tasks.delete(a, rng.randint(1, min(2, size - a)))
+    elif r < 8:
+        a, b = rng.randrange(size), rng.randrange(size)
+        if a != b:
+            tasks.mov(a, b)
+    else:
+        tasks.set(rng.randrange(size), rng.choice([rng.randrange(100), "s" + str(rng.randrange(9))]))
+
+
 def delta(doc, name):
     out = []
     for item in text_of(doc, name).to_delta():
@@ -290,8 +341,32 @@ def delta(doc, name):
     return out
 
 
+stores = {}
+
+
+def ephemeral(request):
+    action, name = request["action"], request["store"]
+    if action == "new":
+        stores[name] = loro.EphemeralStore(request["timeout"])
+        return {}
+    store = stores[name]
+    if action == "set":
+        store.set(request["key"], request["value"])
+    elif action == "delete":
+        store.delete(request["key"])
+    elif action == "encode_all":
+        return {"bytes": base64.b64encode(bytes(store.encode_all())).decode("ascii")}
+    elif action == "apply":
+        store.apply(base64.b64decode(request["bytes"]))
+    elif action == "all":
+        return {"states": plain(store.get_all_states())}
+    return {}
+
+
 def handle(request):
     cmd = request["cmd"]
+    if cmd == "eph":
+        return ephemeral(request)
     if cmd == "new":
         docs[request["doc"]] = new_doc(request["peer"])
         return {}
@@ -309,7 +384,7 @@ def handle(request):
         doc.commit()
         return out
     if cmd == "random":
-        random_edits(doc, random.Random(request["seed"]), request["count"])
+        random_edits(doc, random.Random(request["seed"]), request["count"], request.get("all", False))
         return {}
     if cmd == "export":
         start = loro.VersionVector()
@@ -320,6 +395,25 @@ def handle(request):
     if cmd == "import":
         status = doc.import_json_updates(request["json"])
         return {"pending": status.pending is not None}
+    if cmd == "export_bin":
+        mode = request["mode"]
+        if mode == "updates":
+            start = loro.VersionVector()
+            for peer, end in request.get("from", {}).items():
+                if end > 0:
+                    start.set_end(loro.ID(int(peer), end))
+            blob = doc.export(loro.ExportMode.Updates(start))
+        elif mode == "snapshot":
+            blob = doc.export(loro.ExportMode.Snapshot())
+        elif mode == "shallow":
+            ids = [loro.ID(int(p), int(c)) for c, p in (f.split("@") for f in request["frontiers"])]
+            blob = doc.export(loro.ExportMode.ShallowSnapshot(loro.Frontiers.from_ids(ids)))
+        else:
+            raise ValueError(f"unknown export mode {mode}")
+        return {"bytes": base64.b64encode(bytes(blob)).decode("ascii")}
+    if cmd == "import_bin":
+        status = doc.import_(base64.b64decode(request["bytes"]))
+        return {"pending": status.pending is not None}
     if cmd == "state":
         vv = {str(peer): end for peer, end in version_ends(doc.oplog_vv).items()}
         return {
@@ -328,6 +422,13 @@ def handle(request):
             "vv": vv,
             "frontiers": [f"{i.counter}@{i.peer}" for i in frontier_ids(doc.oplog_frontiers)],
         }
+    if cmd == "cursor":
+        side = {"left": loro.Side.Left, "middle": loro.Side.Middle, "right": loro.Side.Right}[request["side"]]
+        cursor = text_of(doc, request["container"]).get_cursor(request["pos"], side)
+        return {"bytes": base64.b64encode(bytes(cursor.encode())).decode("ascii")}
+    if cmd == "cursor_pos":
+        cursor = loro.Cursor.decode(base64.b64decode(request["bytes"]))
+        return {"pos": doc.get_cursor_pos(cursor).current.pos}
     if cmd == "drop":
         del docs[request["doc"]]
         return {}

@@ -1,7 +1,7 @@
 """A Loro sync-protocol client written from loro-dev/protocol's protocol.md (version 1), with the
 real `loro` package as its document and `websockets` as its transport. Quire's server tests run it
-against `quire serve --codec loro-json` (DocUpdate payloads are Loro JSON updates until Quire
-speaks Loro's binary updates; versions are Loro's VersionVector.encode() either way).
+against `quire serve` (DocUpdate payloads are Loro's binary updates, `ExportMode.Updates`, as the
+protocol specifies; versions are Loro's VersionVector.encode()).
 
 usage: loro_sync_client.py --url ws://HOST:PORT/ --room R --peer P [--token T] [--state FILE]
                            [--append TEXT] [--expect TEXT] [--timeout SECONDS]
@@ -9,8 +9,8 @@ usage: loro_sync_client.py --url ws://HOST:PORT/ --room R --peer P [--token T] [
 Joins with the version of its document (loaded from --state when the file exists), sends what
 the server lacks, applies what it receives, appends TEXT to the root text "t" and waits for its
 acknowledgement, waits until the text equals --expect, saves its state to --state, and prints one
-JSON line: the text, how many changes it received, how many of them it already had before
-joining, and the acknowledgement statuses.
+JSON line: the text, how many changes it received, how many of their operations it already had
+before joining, and the acknowledgement statuses.
 """
 import argparse
 import asyncio
@@ -109,27 +109,18 @@ def decode(data):
     return msg
 
 
-def change_ids(json_updates):
-    """(peer, first counter) of every change in a Loro JSON updates document."""
-    doc = json.loads(json_updates)
-    peers = doc.get("peers")
-    out = []
-    for change in doc["changes"]:
-        counter, peer = change["id"].split("@")
-        peer = int(peer)
-        if peers is not None:
-            peer = int(peers[peer])
-        out.append((peer, int(counter)))
-    return out
+def span_ends(vv):
+    """{peer: exclusive end counter} of a Loro VersionVector."""
+    return {peer: end for peer, (_, end) in vv.to_spans().inner().items()}
 
 
 async def run(args):
     doc = loro.LoroDoc()
     doc.peer_id = args.peer
     if args.state and os.path.exists(args.state):
-        with open(args.state) as f:
-            doc.import_json_updates(f.read())
-    known_before = doc.oplog_vv
+        with open(args.state, "rb") as f:
+            doc.import_(f.read())
+    known_before = span_ends(doc.oplog_vv)
     text = doc.get_text("t")
     result = {"received_changes": 0, "already_known": 0, "acks": []}
     fragments = {}
@@ -140,11 +131,13 @@ async def run(args):
         joined = False
 
         def apply_payload(payload):
-            for peer, counter in change_ids(payload.decode()):
-                result["received_changes"] += 1
-                if known_before.get_last(peer) is not None and counter <= known_before.get_last(peer):
-                    result["already_known"] += 1
-            doc.import_json_updates(payload.decode())
+            meta = loro.LoroDoc.decode_import_blob_meta(payload, True)
+            result["received_changes"] += meta.change_num
+            starts = span_ends(meta.partial_start_vv)
+            for peer, end in span_ends(meta.partial_end_vv).items():
+                # Operations of this payload the peer had before joining.
+                result["already_known"] += max(0, min(known_before.get(peer, 0), end) - starts.get(peer, 0))
+            doc.import_(payload)
 
         async def send_update(payload):
             nonlocal next_batch
@@ -162,7 +155,7 @@ async def run(args):
                     vv = doc.oplog_vv
                     text.insert(text.len_unicode, args.append)
                     doc.commit()
-                    await send_update(doc.export_json_updates(vv, doc.oplog_vv).encode())
+                    await send_update(doc.export(loro.ExportMode.Updates(vv)))
                     appended = True
                     continue
                 if args.expect is None or text.to_string() == args.expect:
@@ -180,9 +173,8 @@ async def run(args):
                 joined = True
                 result["permission"] = msg["permission"]
                 server_vv = loro.VersionVector.decode(msg["version"])
-                missing = doc.export_json_updates(server_vv, doc.oplog_vv)
-                if json.loads(missing)["changes"]:
-                    await send_update(missing.encode())
+                if not server_vv.includes_vv(doc.oplog_vv):
+                    await send_update(doc.export(loro.ExportMode.Updates(server_vv)))
             elif msg["type"] == JOIN_ERROR:
                 result["join_error"] = msg["code"]
                 break
@@ -202,8 +194,8 @@ async def run(args):
                 result["acks"].append(msg["status"])
         await ws.send(encode(args.room, LEAVE))
     if args.state:
-        with open(args.state, "w") as f:
-            f.write(doc.export_json_updates(loro.VersionVector(), doc.oplog_vv))
+        with open(args.state, "wb") as f:
+            f.write(doc.export(loro.ExportMode.Snapshot()))
     result["text"] = text.to_string()
     print(json.dumps(result))
 

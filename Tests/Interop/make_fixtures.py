@@ -6,6 +6,13 @@ sample-updates.json   doc.export_json_updates(VersionVector(), oplog_vv) of the 
                       exactly as Loro wrote it
 sample-expected.json  {"deep": get_deep_value(), "delta": to_delta() of "text"} of a fresh doc
                       that imported sample-updates.json
+
+and Tests/Fixtures/loro-binary/ from the same session plus a movable list and a counter:
+
+sample-updates.bin    export(ExportMode.Updates(VersionVector())), FastUpdates
+sample-snapshot.bin   export(ExportMode.Snapshot()), FastSnapshot
+sample-shallow.bin    export(ExportMode.ShallowSnapshot(frontiers after the first commit))
+sample-expected.json  {"deep", "delta"} of a fresh doc that imported sample-updates.bin
 """
 import json
 import os
@@ -67,3 +74,37 @@ with open(os.path.join(out_dir, "sample-expected.json"), "w", encoding="utf-8") 
     json.dump({"deep": plain(fresh.get_deep_value()), "delta": delta(fresh, "text")}, f, ensure_ascii=False, indent=1, sort_keys=True)
     f.write("\n")
 print(updates[:200], "…")
+
+# The binary fixtures: the same session, then a movable list and a counter edited by both peers.
+bin_dir = os.path.join(os.path.dirname(__file__), "..", "Fixtures", "loro-binary")
+os.makedirs(bin_dir, exist_ok=True)
+shallow_root = a.oplog_frontiers
+tasks = a.get_movable_list("tasks")
+for i, v in enumerate(["one", "two", "three", "four"]):
+    tasks.insert(i, v)
+a.get_counter("hits").increment(2)
+a.commit()
+b.import_(a.export(loro.ExportMode.Updates(b.oplog_vv)))
+b.get_movable_list("tasks").mov(0, 3)
+b.get_movable_list("tasks").set(1, "TWO")
+b.get_counter("hits").decrement(0.5)
+a.get_movable_list("tasks").delete(2, 1)
+a.get_movable_list("tasks").mov(2, 0)
+a.commit()
+b.commit()
+a.import_(b.export(loro.ExportMode.Updates(a.oplog_vv)))
+blobs = {
+    "sample-updates.bin": a.export(loro.ExportMode.Updates(loro.VersionVector())),
+    "sample-snapshot.bin": a.export(loro.ExportMode.Snapshot()),
+    "sample-shallow.bin": a.export(loro.ExportMode.ShallowSnapshot(shallow_root)),
+}
+for name, blob in blobs.items():
+    with open(os.path.join(bin_dir, name), "wb") as f:
+        f.write(bytes(blob))
+fresh = loro.LoroDoc()
+fresh.import_(bytes(blobs["sample-updates.bin"]))
+with open(os.path.join(bin_dir, "sample-expected.json"), "w", encoding="utf-8") as f:
+    json.dump({"deep": plain(fresh.get_deep_value()), "delta": delta(fresh, "text")}, f, ensure_ascii=False, indent=1, sort_keys=True)
+    f.write("\n")
+print({name: len(bytes(blob)) for name, blob in blobs.items()})
+

@@ -58,31 +58,29 @@ import Testing
         return path
     }
 
-    /// Runs a Python script with loro (`QUIRE_LORO_PYTHON`) on `stdin`.
-    static func runLoroPython(_ script: String, stdin: String) throws -> (status: Int32, stdout: String) {
+    /// Runs a Python script with loro (`QUIRE_LORO_PYTHON`) with `arguments`, on `stdin`.
+    static func runLoroPython(_ script: String, arguments: [String] = [], stdin: String? = nil) throws -> (status: Int32, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(loroPython))
-        process.arguments = ["-c", script]
+        process.arguments = ["-c", script] + arguments
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// A real Loro document imports what `quire crdt export` wrote and holds what `quire crdt merge` prints.
-    @Test(.enabled(if: loroPython != nil, "set QUIRE_LORO_PYTHON to a Python with loro==1.17.1 (make test does)"))
-    func loroReadsWhatExportWrote() throws {
-        let exported = try QuireProcess.run(["crdt", "export", "--format", "loro-json", Self.fixture, "--peer", "99"])
-        #expect(exported.status == 0, "\(exported.stderr)")
+    /// The deep value of a real Loro document after the Python statement `load` (which reads
+    /// `sys.argv[1]` or standard input), as JSON objects.
+    static func loroDeepValue(load: String, arguments: [String] = [], stdin: String? = nil) throws -> JSONValue {
         let script = """
         import json, sys, loro
         doc = loro.LoroDoc()
-        doc.import_json_updates(sys.stdin.read())
+        \(load)
         def plain(v):
             if isinstance(v, (bytes, bytearray)): return list(v)
             if isinstance(v, dict): return {k: plain(x) for k, x in v.items()}
@@ -90,10 +88,19 @@ import Testing
             return v
         print(json.dumps(plain(doc.get_deep_value())))
         """
-        let loro = try Self.runLoroPython(script, stdin: exported.stdout)
-        #expect(loro.status == 0)
+        let result = try runLoroPython(script, arguments: arguments, stdin: stdin)
+        #expect(result.status == 0)
+        return try json(result.stdout)
+    }
+
+    /// A real Loro document imports what `quire crdt export` wrote and holds what `quire crdt merge` prints.
+    @Test(.enabled(if: loroPython != nil, "set QUIRE_LORO_PYTHON to a Python with loro==1.17.1 (make test does)"))
+    func loroReadsWhatExportWrote() throws {
+        let exported = try QuireProcess.run(["crdt", "export", "--format", "loro-json", Self.fixture, "--peer", "99"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let loro = try Self.loroDeepValue(load: "doc.import_json_updates(sys.stdin.read())", stdin: exported.stdout)
         let merged = try QuireProcess.run(["crdt", "merge", Self.fixture])
-        #expect(try Self.json(loro.stdout) == Self.json(merged.stdout))
+        #expect(try loro == Self.json(merged.stdout))
         #expect(try Self.json(merged.stdout) == Self.expectedDeep())
     }
 }

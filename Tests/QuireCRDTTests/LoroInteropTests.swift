@@ -10,6 +10,8 @@ struct LoroInteropTests {
     static let items = ContainerID.root(name: "items", type: .list)
     static let meta = ContainerID.root(name: "meta", type: .map)
     static let blocks = ContainerID.root(name: "blocks", type: .tree)
+    static let tasks = ContainerID.root(name: "tasks", type: .movableList)
+    static let hits = ContainerID.root(name: "hits", type: .counter)
     /// The expand rules loro_peer.py configures.
     static let styles: [(String, ExpandType)] = [("bold", .after), ("italic", .both), ("comment", .before), ("link", .none)]
 
@@ -173,9 +175,25 @@ struct LoroInteropTests {
         }
     }
 
-    static func session(seed: UInt64, loro: LoroPeer) throws {
+    /// What a session's peers exchange.
+    enum Transport {
+        /// Loro's JSON updates.
+        case json
+        /// Loro's binary updates and, now and then, a whole snapshot.
+        case binary
+    }
+
+    /// One message between peers.
+    enum Message {
+        case json(String)
+        case bytes([UInt8])
+    }
+
+    /// A random session. `all` adds the movable list and the counter to the edits; `peers`
+    /// bounds the number of participants.
+    static func session(seed: UInt64, loro: LoroPeer, transport: Transport = .json, all: Bool = false, peers peerRange: Range<Int> = 2..<5) throws {
         var rng = SeededRNG(seed: seed)
-        let count = rng.int(2..<5)
+        let count = rng.int(peerRange)
         var peers: [Participant] = []
         for i in 0..<count {
             // At least one of each kind.
@@ -189,8 +207,8 @@ struct LoroInteropTests {
                 peers.append(.swift(document(peer: peer)))
             }
         }
-        // Messages sent so far (JSON updates text), and each peer's inbox of message indexes.
-        var messages: [String] = []
+        // Messages sent so far, and each peer's inbox of message indexes.
+        var messages: [Message] = []
         var inbox = Array(repeating: [Int](), count: count)
         var lastSent = Array(repeating: Array(repeating: VersionVector(), count: count), count: count)
         let rounds = rng.int(3..<7)
@@ -198,9 +216,9 @@ struct LoroInteropTests {
             for i in 0..<count where rng.chance(0.8) {
                 let edits = rng.int(1..<8)
                 switch peers[i] {
-                case .loro(let name): try loro.randomEdits(name, seed: seed &* 1_000 &+ UInt64(round * 10 + i), count: edits)
+                case .loro(let name): try loro.randomEdits(name, seed: seed &* 1_000 &+ UInt64(round * 10 + i), count: edits, all: all)
                 case .swift(var doc):
-                    for _ in 0..<edits { try randomEdit(&doc, &rng) }
+                    for _ in 0..<edits { try randomEdit(&doc, &rng, all: all) }
                     doc.commit()
                     peers[i] = .swift(doc)
                 }
@@ -209,18 +227,25 @@ struct LoroInteropTests {
             for i in 0..<count {
                 for j in 0..<count where j != i && rng.chance(0.6) {
                     let from = lastSent[i][j]
-                    let json: String
+                    let snapshot = transport == .binary && rng.chance(0.15)
+                    let message: Message
                     let version: VersionVector
-                    switch peers[i] {
-                    case .loro(let name):
-                        json = try loro.exportJSON(name, from: from)
+                    switch (peers[i], transport) {
+                    case (.loro(let name), .json):
+                        message = .json(try loro.exportJSON(name, from: from))
                         version = try loro.state(name, texts: []).version
-                    case .swift(let doc):
-                        json = doc.exportJSONUpdates(from: from).jsonString()
+                    case (.loro(let name), .binary):
+                        message = .bytes(try loro.exportBinary(name, snapshot ? .snapshot : .updates(from: from)))
+                        version = try loro.state(name, texts: []).version
+                    case (.swift(let doc), .json):
+                        message = .json(doc.exportJSONUpdates(from: from).jsonString())
+                        version = doc.version
+                    case (.swift(let doc), .binary):
+                        message = .bytes(snapshot ? doc.exportLoroSnapshot() : doc.exportLoroUpdates(from: from))
                         version = doc.version
                     }
                     lastSent[i][j] = version
-                    messages.append(json)
+                    messages.append(message)
                     inbox[j].append(messages.count - 1)
                 }
             }
@@ -238,11 +263,13 @@ struct LoroInteropTests {
         for j in 0..<count {
             for m in inbox[j] { try deliver(messages[m], to: j, &peers, loro) }
         }
-        var full: [String] = []
+        var full: [Message] = []
         for p in peers {
-            switch p {
-            case .loro(let name): full.append(try loro.exportJSON(name))
-            case .swift(let doc): full.append(doc.exportJSONUpdates().jsonString())
+            switch (p, transport) {
+            case (.loro(let name), .json): full.append(.json(try loro.exportJSON(name)))
+            case (.loro(let name), .binary): full.append(.bytes(try loro.exportBinary(name, .updates(from: VersionVector()))))
+            case (.swift(let doc), .json): full.append(.json(doc.exportJSONUpdates().jsonString()))
+            case (.swift(let doc), .binary): full.append(.bytes(doc.exportLoroUpdates()))
             }
         }
         for j in 0..<count {
@@ -265,18 +292,46 @@ struct LoroInteropTests {
         }
     }
 
-    static func deliver(_ json: String, to j: Int, _ peers: inout [Participant], _ loro: LoroPeer) throws {
-        switch peers[j] {
-        case .loro(let name): try loro.importJSON(name, json)
-        case .swift(var doc):
+    static func deliver(_ message: Message, to j: Int, _ peers: inout [Participant], _ loro: LoroPeer) throws {
+        switch (peers[j], message) {
+        case (.loro(let name), .json(let json)): try loro.importJSON(name, json)
+        case (.loro(let name), .bytes(let bytes)): try loro.importBinary(name, bytes)
+        case (.swift(var doc), .json(let json)):
             try doc.importJSONUpdates(json)
+            peers[j] = .swift(doc)
+        case (.swift(var doc), .bytes(let bytes)):
+            try doc.importLoro(bytes)
             peers[j] = .swift(doc)
         }
     }
 
-    /// The Swift side of the random edits (the same mix loro_peer.py makes).
-    static func randomEdit(_ doc: inout CRDTDocument, _ rng: inout SeededRNG) throws {
+    /// The Swift side of the random edits (the same mix loro_peer.py makes); with `all`, the
+    /// movable list and the counter too.
+    static func randomEdit(_ doc: inout CRDTDocument, _ rng: inout SeededRNG, all: Bool = false) throws {
         let words = ["a", "b", "c", " ", "\n", "é", "中", "😀", "👍🏽", "xy"]
+        if all && rng.chance(0.3) {
+            let size = doc.length(of: tasks)
+            let r = rng.int(0..<10)
+            if r == 0 {
+                try doc.increment(hits, by: [1, 2, -1, 0.5][rng.int(0..<4)])
+            } else if r < 4 || size == 0 {
+                if rng.chance(0.15) {
+                    let child = try doc.insertContainer(.text, at: rng.int(0..<(size + 1)), in: tasks)
+                    try doc.insertText(words[rng.int(0..<words.count)], at: 0, in: child)
+                } else {
+                    try doc.insert([rng.chance(0.5) ? .int(Int64(rng.int(0..<100))) : .string("t\(rng.int(0..<9))")], at: rng.int(0..<(size + 1)), in: tasks)
+                }
+            } else if r < 6 {
+                let a = rng.int(0..<size)
+                try doc.delete(at: a, count: rng.int(1..<(min(2, size - a) + 1)), in: tasks)
+            } else if r < 8 {
+                let a = rng.int(0..<size), b = rng.int(0..<size)
+                if a != b { try doc.move(from: a, to: b, in: tasks) }
+            } else {
+                try doc.set(rng.chance(0.5) ? .int(Int64(rng.int(0..<100))) : .string("s\(rng.int(0..<9))"), at: rng.int(0..<size), in: tasks)
+            }
+            return
+        }
         let n = doc.length(of: body)
         switch rng.int(0..<100) {
         case 0..<30:

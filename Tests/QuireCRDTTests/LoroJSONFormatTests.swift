@@ -179,8 +179,8 @@ import Testing
         }
         try Self.expectUnchanged(change("x@0", ops: op)) { if case .schema(let path, _) = $0 { return path == "$.changes[0].id" }; return false }
         try Self.expectUnchanged(change("0@4", ops: op)) { if case .schema(let path, _) = $0 { return path == "$.changes[0].id" }; return false }
-        try Self.expectUnchanged(change(ops: op.replacingOccurrences(of: "root-text:Text", with: "root-l:MovableList"))) {
-            $0 == .unsupportedContainerType(path: "$.changes[0].ops[0].container", type: "MovableList")
+        try Self.expectUnchanged(change(ops: op.replacingOccurrences(of: "root-text:Text", with: "root-l:Unknown(9)"))) {
+            $0 == .unsupportedContainerType(path: "$.changes[0].ops[0].container", type: "Unknown(9)")
         }
         try Self.expectUnchanged(change(ops: op.replacingOccurrences(of: ":Text", with: ":Blob"))) {
             if case .schema(let path, _) = $0 { return path == "$.changes[0].ops[0].container" }; return false

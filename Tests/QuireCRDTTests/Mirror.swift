@@ -6,6 +6,7 @@ struct Mirror {
     var lists: [ContainerID: [CRDTValue]] = [:]
     var maps: [ContainerID: [String: CRDTValue]] = [:]
     var trees: [ContainerID: [TreeID?: [TreeID]]] = [:]
+    var counters: [ContainerID: Double] = [:]
     var paths: [ContainerEvent] = []
 
     mutating func apply(_ event: DocumentEvent?) {
@@ -69,6 +70,8 @@ struct Mirror {
                 }
             }
             trees[e.target] = tr
+        case .counter(let delta):
+            counters[e.target, default: 0] += delta
         }
     }
 
@@ -83,8 +86,10 @@ struct Mirror {
                 if expected.count != got.count || zip(expected, got).contains(where: { $0.0 != $1.0 || $0.1 != $1.1 }) {
                     out.append("text \(c): doc \(doc.toDelta(c)) mirror \(String(String.UnicodeScalarView(got.map(\.0))))")
                 }
-            case .list:
+            case .list, .movableList:
                 if doc.list(c) != (lists[c] ?? []) { out.append("list \(c): doc \(doc.list(c)) mirror \(lists[c] ?? [])") }
+            case .counter:
+                if doc.counterValue(c) != counters[c] ?? 0 { out.append("counter \(c): doc \(doc.counterValue(c)) mirror \(counters[c] ?? 0)") }
             case .map:
                 if doc.map(c) != (maps[c] ?? [:]) { out.append("map \(c): doc \(doc.map(c)) mirror \(maps[c] ?? [:])") }
             case .tree:
@@ -114,7 +119,8 @@ func fingerprint(_ doc: some DocumentReading) -> String {
     doc.containers.map { c -> String in
         switch c.type {
         case .text: return "\(c)=" + doc.toDelta(c).map(render).joined()
-        case .list: return "\(c)=\(doc.list(c))"
+        case .list, .movableList: return "\(c)=\(doc.list(c))"
+        case .counter: return "\(c)=\(doc.counterValue(c))"
         case .map: return "\(c)=\(doc.map(c).sorted { $0.key < $1.key })"
         case .tree: return "\(c)=\(treeShape(doc, c))"
         }

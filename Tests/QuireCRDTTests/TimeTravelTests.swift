@@ -8,7 +8,8 @@ extension Mirror {
         for c in doc.containers {
             switch c.type {
             case .text: texts[c] = flatten(doc.toDelta(c))
-            case .list: lists[c] = doc.list(c)
+            case .list, .movableList: lists[c] = doc.list(c)
+            case .counter: counters[c] = doc.counterValue(c)
             case .map: maps[c] = doc.map(c)
             case .tree:
                 var shape: [TreeID?: [TreeID]] = [:]

@@ -67,15 +67,16 @@ import Testing
             print("skipped: QUIRE_LORO_PYTHON is not set (make test sets up the interop venv with loro and websockets)")
             return
         }
-        let server = try ServeProcess(["--database", "sqlite:" + TestFiles.temporary("rooms.sqlite"), "--codec", "loro-json"])
+        // Both sides on the protocol's payloads (Loro's binary updates), the server's default codec.
+        let server = try ServeProcess(["--database", "sqlite:" + TestFiles.temporary("rooms.sqlite")])
         let quire = SharedDocument(CRDTDocument(peer: 21))
-        let client = SyncClient(url: server.url, codec: LoroJSONCodec())
+        let client = SyncClient(url: server.url)
         _ = try await client.join("shared", document: quire)
         try await quire.type("Quire ")
         try await client.flush()
 
         // The Loro peer joins, sees Quire's text, appends its own and waits for the acknowledgement.
-        let state = TestFiles.temporary("loro-state.json")
+        let state = TestFiles.temporary("loro-state.bin")
         let first = try InteropPython.run("loro_sync_client.py", ["--url", server.url, "--room", "shared", "--peer", "31", "--state", state,
                                                                   "--append", "Loro", "--expect", "Quire Loro"])
         let firstResult = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]

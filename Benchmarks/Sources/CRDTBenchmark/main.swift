@@ -4,7 +4,8 @@ import QuireCRDT
 
 // The CRDT benchmark: replays the automerge-paper trace into Quire and, in the same run, into Loro
 // (PyPI loro) and Yrs (PyPI pycrdt) through Benchmarks/peers/peer_bench.py, then prints a table
-// with ratios. Run in release:
+// with ratios. Loro's own JSON updates, binary updates and snapshot of the trace are written by
+// the Python side and imported by Quire here, next to Loro importing the same bytes. Run in release:
 //   swift run -c release --package-path Benchmarks CRDTBenchmark [--no-peers] [TRACE.json.gz]
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -25,6 +26,25 @@ if arguments.first == "--only-json", let path = arguments.dropFirst().first {
     let updates = try LoroJSONUpdates(json: bytes)
     let apply = try Bench.best(of: 10) { var d = CRDTDocument(peer: 3); try d.importJSONUpdates(updates) }
     print("parse \(Bench.format(parse)), import \(Bench.format(apply)) (\(updates.changes.reduce(0) { $0 + $1.ops.count }) ops)")
+    exit(0)
+}
+// Profiling aid: import one Loro binary blob (updates or snapshot, then read the text), best of 10.
+if arguments.first == "--only-loro", let path = arguments.dropFirst().first {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    var text = ""
+    let seconds = try Bench.best(of: 10) {
+        var d = CRDTDocument(peer: 3)
+        try d.importLoro(bytes)
+        text = d.text(TraceReplay.textID)
+    }
+    print("import + read text \(Bench.format(seconds)) (\(text.unicodeScalars.count) scalars)")
+    // The first edit decodes the whole state (the load above leaves it undecoded).
+    let edit = try Bench.best(of: 10) {
+        var d = CRDTDocument(peer: 3)
+        try d.importLoro(bytes)
+        try d.insertText("x", at: 0, in: TraceReplay.textID)
+    }
+    print("import + first edit \(Bench.format(edit))")
     exit(0)
 }
 let skipPeers = arguments.contains("--no-peers")
@@ -103,19 +123,22 @@ precondition(importedText == trace.endContent)
 // 4. Mean update size per keystroke: export each transaction's change on its own. Peer 1 is what
 // the Python side uses for Loro and Yrs; a random 64-bit peer (what real sessions get) costs a few
 // more bytes in our varint peer table.
-func meanUpdateBytes(peer: PeerID) throws -> Double {
+/// The mean size of one transaction's update, replaying the first `count` transactions and
+/// exporting each with `export` (from the version before it).
+func meanUpdateBytes(peer: PeerID, count: Int = trace.transactions.count,
+                     _ export: (CRDTDocument, VersionVector) -> [UInt8] = { $0.exportUpdates(since: $1) }) throws -> Double {
     var total = 0
     var doc = CRDTDocument(peer: peer)
-    for txn in trace.transactions {
+    for txn in trace.transactions.prefix(count) {
         let before = doc.version
         for p in txn.patches {
             if p.deleteCount > 0 { try doc.delete(at: p.position, count: p.deleteCount, in: textID) }
             if !p.insert.isEmpty { try doc.insertText(p.insert, at: p.position, in: textID) }
         }
         doc.commit()
-        total += doc.exportUpdates(since: before).count
+        total += export(doc, before).count
     }
-    return Double(total) / Double(max(1, trace.transactions.count))
+    return Double(total) / Double(max(1, count))
 }
 let meanUpdate = try meanUpdateBytes(peer: 1)
 let meanUpdateRandomPeer = try meanUpdateBytes(peer: 0xC3A5_9F1E_77D2_4B06)
@@ -139,10 +162,14 @@ struct PeerNumbers {
     var updateBytes: Double?
     var jsonBytes: Int?
     var importJSON: Double?
+    var exportSnapshot: Double?
+    var exportUpdates: Double?
 }
 
 // Loro writes the whole history as JSON updates here, so that Quire imports exactly Loro's text.
 let loroJSONFile = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier)-loro.json")
+// …and its binary updates and snapshot (updates.bin, snapshot.bin).
+let loroBinaryDir = FileManager.default.temporaryDirectory.appendingPathComponent("quire-crdt-bench-\(ProcessInfo.processInfo.processIdentifier)-loro")
 
 func peerNumbers() -> [String: PeerNumbers] {
     if skipPeers { return [:] }
@@ -154,7 +181,11 @@ func peerNumbers() -> [String: PeerNumbers] {
         _ = run("/usr/bin/env", ["python3", "-m", "venv", venv.path])
         _ = run(python, ["-m", "pip", "install", "--quiet", "-r", peersDir.appendingPathComponent("requirements.txt").path])
     }
-    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath, "--json-out", loroJSONFile.path])
+    do { try FileManager.default.createDirectory(at: loroBinaryDir, withIntermediateDirectories: true) } catch {
+        FileHandle.standardError.write(Data("cannot create \(loroBinaryDir.path): \(error)\n".utf8))
+    }
+    let (status, out) = run(python, [peersDir.appendingPathComponent("peer_bench.py").path, tracePath, "--json-out", loroJSONFile.path,
+                                     "--bin-out", loroBinaryDir.path])
     let object: [String: [String: Double]]
     do {
         guard status == 0, let parsed = try JSONSerialization.jsonObject(with: out) as? [String: [String: Double]] else {
@@ -171,7 +202,7 @@ func peerNumbers() -> [String: PeerNumbers] {
         result[name] = PeerNumbers(replay: m["replay_s"], oneCommit: m["one_commit_s"], snapshotBytes: m["snapshot_bytes"].map { Int($0) },
                                    load: m["load_s"], updatesBytes: m["updates_bytes"].map { Int($0) }, importAll: m["import_all_s"],
                                    updateBytes: m["update_bytes_per_txn"], jsonBytes: m["json_bytes"].map { Int($0) },
-                                   importJSON: m["import_json_s"])
+                                   importJSON: m["import_json_s"], exportSnapshot: m["export_snapshot_s"], exportUpdates: m["export_updates_s"])
     }
     return result
 }
@@ -199,6 +230,46 @@ let importJSONSeconds = try Bench.best(of: 5) {
 }
 precondition(jsonDocs[0].text(textID) == trace.endContent, "the JSON import diverged from endContent")
 print("Loro JSON updates imported: \(loroJSON != nil ? "written by Loro" : "Quire's own export (no peers)"), \(jsonToImport.count) bytes")
+// 7. Loro's binary formats: Quire's exports of the trace, and Quire importing Loro's own bytes
+// (without the peers, Quire's own Loro export stands in).
+let loroUpdates = replayed.exportLoroUpdates()
+let loroSnapshot = replayed.exportLoroSnapshot()
+let exportLoroUpdatesSeconds = Bench.best(of: 5) { _ = replayed.exportLoroUpdates() }
+let exportLoroSnapshotSeconds = Bench.best(of: 5) { _ = replayed.exportLoroSnapshot() }
+func loroFile(_ name: String) throws -> [UInt8]? {
+    let url = loroBinaryDir.appendingPathComponent(name)
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    defer {
+        do { try FileManager.default.removeItem(at: url) } catch { FileHandle.standardError.write(Data("could not remove \(url.path): \(error)\n".utf8)) }
+    }
+    return try [UInt8](Data(contentsOf: url))
+}
+let updatesFromLoro = try loroFile("updates.bin")
+let snapshotFromLoro = try loroFile("snapshot.bin")
+do { try FileManager.default.removeItem(at: loroBinaryDir) } catch { if !skipPeers { FileHandle.standardError.write(Data("could not remove \(loroBinaryDir.path): \(error)\n".utf8)) } }
+var loroDocs: [CRDTDocument] = []
+/// The best time of importing `blob` into an empty document and reading the text (the documents
+/// stay alive, so freeing them is not timed).
+@MainActor func timeLoroImport(_ blob: [UInt8], runs: Int, _ what: String) throws -> Double {
+    var text = ""
+    let seconds = try Bench.best(of: runs) {
+        var doc = CRDTDocument(peer: 3)
+        try doc.importLoro(blob)
+        text = doc.text(textID)
+        loroDocs.append(doc)
+    }
+    precondition(text == trace.endContent, "the \(what) import diverged from endContent")
+    return seconds
+}
+let importLoroUpdatesSeconds = try timeLoroImport(updatesFromLoro ?? loroUpdates, runs: 10, "Loro updates")
+let loadLoroSnapshotSeconds = try timeLoroImport(snapshotFromLoro ?? loroSnapshot, runs: 20, "Loro snapshot")
+// Keystroke-sized updates in Loro's binary format: each transaction's change on its own, over the
+// first transactions (Quire's Loro export resolves positions against the whole history, so the
+// whole trace this way would take minutes; the size per keystroke barely depends on it).
+let keystrokeSample = min(2_000, trace.transactions.count)
+let meanLoroUpdate = try meanUpdateBytes(peer: 1, count: keystrokeSample) { $0.exportLoroUpdates(from: $1) }
+print("Loro binary blobs imported: \(updatesFromLoro != nil ? "written by Loro" : "Quire's own export (no peers)")")
+
 func cell(_ v: Double?, time: Bool) -> String {
     guard let v else { return "—" }
     return time ? Bench.format(v) : String(format: "%.0f", v)
@@ -221,6 +292,13 @@ let rows: [(String, Double, Double?, Double?, Bool)] = [
     ("import Loro JSON updates (parse incl.)", importJSONSeconds, loro?.importJSON, nil, true),
     ("  of which parsing the JSON", parseJSONSeconds, nil, nil, true),
     ("export Loro JSON updates", exportJSONSeconds, nil, nil, true),
+    ("Loro binary updates bytes (whole history)", Double(loroUpdates.count), loro?.updatesBytes.map(Double.init), nil, false),
+    ("mean Loro binary update bytes per txn (first \(keystrokeSample))", meanLoroUpdate, loro?.updateBytes, nil, false),
+    ("export Loro binary updates", exportLoroUpdatesSeconds, loro?.exportUpdates, nil, true),
+    ("import Loro binary updates (Loro's blob)", importLoroUpdatesSeconds, loro?.importAll, nil, true),
+    ("Loro snapshot bytes", Double(loroSnapshot.count), loro?.snapshotBytes.map(Double.init), nil, false),
+    ("export Loro snapshot", exportLoroSnapshotSeconds, loro?.exportSnapshot, nil, true),
+    ("Loro snapshot load + read text (Loro's blob)", loadLoroSnapshotSeconds, loro?.load, nil, true),
 ]
 Bench.table(["what", "Quire", "Loro", "Yrs", "Loro/Quire", "Yrs/Quire"], rows.map { name, q, l, y, isTime in
     [name, cell(q, time: isTime), cell(l, time: isTime), cell(y, time: isTime), ratio(q, l), ratio(q, y)]

@@ -1,0 +1,206 @@
+// Position-based changes (Loro's JSON and binary updates) whose dependencies are exactly the
+// document's frontiers need no version-scoped view: at that version every element of the
+// document exists, so a position is read off the document itself, the right origin is the
+// element right after the left one, and the insert goes straight into its slot, as a local
+// insert does. A whole history imported into an empty document takes this path change after
+// change; it hands over to the general importer (`LoroJSONImporter`) at the first change that
+// is concurrent, touches a text with marks or a movable list, or that it cannot check.
+
+extension DocStorage {
+    /// Whether `change` can be applied by ``applyLinearly(_:source:)``: it starts at this peer's
+    /// next counter, depends on exactly the frontiers, and only uses positions in texts without
+    /// marks and in lists (maps, trees and counters take no positions).
+    /// - Complexity: O(ops + d log d) for d dependencies.
+    func canApplyLinearly(_ change: LoroJSONChange) -> Bool {
+        guard change.id.counter == version[change.id.peer], change.deps.sorted() == frontiers.ids else { return false }
+        for d in change.deps {
+            guard let l = lamport(of: d), l < change.lamport else { return false }
+        }
+        for op in change.ops {
+            let c = op.container
+            switch op.content {
+            case .insertText, .delete, .insertValues:
+                guard c.type == .text || c.type == .list else { return false }
+                if let seq = sequences[c], !seq.marks.isEmpty { return false }
+            case .mark, .markEnd, .move, .setValue:
+                return false
+            case .mapInsert, .mapDelete:
+                guard c.type == .map else { return false }
+            case .treeCreate, .treeMove, .treeDelete:
+                guard c.type == .tree else { return false }
+            case .counter:
+                guard c.type == .counter else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Applies a change that ``canApplyLinearly(_:)`` accepted. A position out of range or a
+    /// reference to nothing throws after earlier operations were applied: callers run it on a
+    /// storage they can throw away.
+    /// - Complexity: O(k · log n) for k operations (plus the events when recorded).
+    /// `capacity` is the text each container will receive, to reserve before its first insert.
+    func applyLinearly(_ change: LoroJSONChange, source: String, capacity: [ContainerID: Int] = [:]) throws(LoroJSONError) {
+        let peer = change.id.peer
+        var ops: [Op] = []
+        ops.reserveCapacity(change.ops.count)
+        for (j, op) in change.ops.enumerated() {
+            let c = op.container
+            let lamport = change.lamport + Lamport(op.counter - change.id.counter)
+            let path = "\(source).ops[\(j)]"
+            func beyond(_ what: String, _ length: Int) -> LoroJSONError {
+                .invalidOperation(path: path, reason: "\(what) is beyond the length \(length) at this change's version")
+            }
+            switch op.content {
+            case let .insertText(pos, text):
+                let seq = sequence(c)
+                guard pos <= seq.summary.count else { throw beyond("insert position \(pos)", seq.summary.count) }
+                let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
+                if seq.scalars.isEmpty, let n = capacity[c] { seq.scalars.reserveCapacity(n) }
+                let start = Int32(seq.scalars.count)
+                seq.scalars.append(contentsOf: text.unicodeScalars)
+                let n = Int32(seq.scalars.count) - start
+                let u16 = Int32(text.utf16.count), u8 = Int32(text.utf8.count)
+                applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
+                                         content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: (leaf, index))
+                ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))
+            case let .insertValues(pos, values):
+                for (k, v) in values.enumerated() {
+                    try LoroJSONImporter.checkCreatedContainer(v, expected: OpID(peer: peer, counter: op.counter + OpCounter(k)), path: "\(path).content.value[\(k)]")
+                }
+                let seq = sequence(c)
+                guard pos <= seq.summary.count else { throw beyond("insert position \(pos)", seq.summary.count) }
+                let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
+                let start = Int32(seq.values.count)
+                seq.values.append(contentsOf: values)
+                let n = Int32(values.count)
+                applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
+                                         content: start, utf16: n, utf8: n, kind: .value, deleted: false), slot: (leaf, index))
+                ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))
+            case let .delete(pos, len, _):
+                let seq = sequence(c)
+                let n = Int(len.magnitude)
+                let first = len > 0 ? pos : pos - n + 1
+                guard first >= 0, first + n <= seq.summary.count else { throw beyond("delete of \(n) at \(first)", seq.summary.count) }
+                let runs = seq.deleteVisible(from: first, count: n)
+                emitDelete(c, at: first, count: n)
+                // Atom i of a forward delete removes the element at pos + i; of a backward one, at pos - i.
+                let spans: [DelSpan] = len > 0 ? runs.map { DelSpan($0) } : runs.reversed().map {
+                    $0.count == 1 ? DelSpan($0) : DelSpan(peer: $0.peer, start: $0.end - 1, length: -Int32($0.count))
+                }
+                ops.append(Op(container: c, counter: op.counter, content: .delete(spans)))
+            case let .mapInsert(key, value):
+                try LoroJSONImporter.checkCreatedContainer(value, expected: OpID(peer: peer, counter: op.counter), path: "\(path).content.value")
+                applyMapSet(c, key: key, value: value, lamport: lamport, peer: peer, counter: op.counter)
+                ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: value)))
+            case let .mapDelete(key):
+                applyMapSet(c, key: key, value: nil, lamport: lamport, peer: peer, counter: op.counter)
+                ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: nil)))
+            case let .treeCreate(node, parent, index), let .treeMove(node, parent, index):
+                let isCreate = if case .treeCreate = op.content { true } else { false }
+                let opID = OpID(peer: peer, counter: op.counter)
+                guard isCreate ? node == opID : trees[c]?.nodes[node] != nil else {
+                    throw .invalidOperation(path: "\(path).content.target", reason: isCreate ? "a created node must have the op's ID \(opID), got \(node)" : "no such tree node \(node)")
+                }
+                if let parent, parent != node, trees[c]?.nodes[parent] == nil {
+                    throw .invalidOperation(path: "\(path).content.parent", reason: "no such parent node \(parent)")
+                }
+                let target: TreeParent = parent.map { .node($0) } ?? .root
+                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: op.counter, target: node, parent: target, position: index))
+                ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: target, position: index)))
+            case let .treeDelete(node):
+                guard trees[c]?.nodes[node] != nil else { throw .invalidOperation(path: "\(path).content.target", reason: "no such tree node \(node)") }
+                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: op.counter, target: node, parent: .deleted, position: []))
+                ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: .deleted, position: [])))
+            case let .counter(delta):
+                applyCounter(c, delta)
+                ops.append(Op(container: c, counter: op.counter, content: .counter(delta)))
+            case .mark, .markEnd, .move, .setValue:
+                throw .invalidOperation(path: path, reason: "not an operation of a linear change")
+            }
+        }
+        let length = OpCounter(change.length)
+        changes[peer, default: []].append(Change(peer: peer, counter: change.id.counter, lamport: change.lamport, deps: change.deps, ops: ops,
+                                                 length: length, timestamp: change.timestamp, message: change.message))
+        version.extend(peer: peer, to: change.id.counter + length)
+        frontiers.advance(lastID: OpID(peer: peer, counter: change.id.counter + length - 1), deps: change.deps)
+        nextLamport = max(nextLamport, change.lamport + Lamport(length))
+    }
+}
+
+extension FugueSequence {
+    /// Deletes the visible atoms at positions `pos ..< pos + count` (which must exist) and
+    /// returns their IDs as ascending runs in position order.
+    /// - Complexity: O((k + 1) · log n) for k runs touched.
+    func deleteVisible(from pos: Int, count: Int) -> [IDSpan] {
+        var remaining = Int32(count)
+        var spans: [IDSpan] = []
+        while remaining > 0 {
+            let cur = locateAt(pos, unit: .unicodeScalar)!
+            let e = cur.leaf.elems[cur.index]
+            let take = min(remaining, e.length - cur.offset)
+            let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
+            if var last = spans.last, last.peer == id.peer, last.end == id.counter {
+                last.end += take
+                spans[spans.count - 1] = last
+            } else {
+                spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
+            }
+            var leaf = cur.leaf
+            var index = cur.index
+            if cur.offset > 0 {
+                if let i = split(leaf, index, at: cur.offset) { index = i } else { let c2 = cursor(of: id)!; leaf = c2.leaf; index = c2.index }
+            }
+            if take < leaf.elems[index].length, split(leaf, index, at: take) == nil {
+                let c3 = cursor(of: id)!
+                leaf = c3.leaf
+                index = c3.index
+            }
+            markDeleted(leaf, index, count: take)
+            remaining -= take
+        }
+        return spans
+    }
+}
+
+extension CRDTDocument {
+    /// Imports position-based changes into a document with nothing in it: the changes that
+    /// follow each other are applied straight away, the rest goes through the general importer.
+    /// Any failure leaves the document empty, as it was.
+    /// - Complexity: O(k · log n) for k operations of linear changes, plus the general import's
+    ///   cost for the rest.
+    mutating func importIntoPristine(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
+        let fresh = (s.peer, s.styles, s.recordEvents)
+        var candidates = incoming.sorted {
+            $0.change.lamport != $1.change.lamport ? $0.change.lamport < $1.change.lamport : $0.change.id.peer < $1.change.id.peer
+        }
+        let st = mutate()
+        // The texts' content arrives in pieces: make room for all of it at once.
+        var inserted: [ContainerID: Int] = [:]
+        for candidate in candidates {
+            for op in candidate.change.ops { if case .insertText = op.content { inserted[op.container, default: 0] += op.length } }
+        }
+        var applied: [IDSpan] = []
+        do throws(LoroJSONError) {
+            var i = 0
+            while i < candidates.count {
+                let change = candidates[i].change
+                if change.id.counter + OpCounter(change.length) <= st.version[change.id.peer] { i += 1; continue }
+                guard st.canApplyLinearly(change) else { break }
+                try st.applyLinearly(change, source: candidates[i].source, capacity: inserted)
+                applied.append(IDSpan(peer: change.id.peer, start: change.id.counter, end: change.id.counter + OpCounter(change.length)))
+                i += 1
+            }
+            candidates.removeFirst(i)
+            if candidates.isEmpty { return ImportStatus(applied: applied, pending: [], event: takeEvents(.import)) }
+            var status = try importConverted(candidates)
+            status.applied = applied + status.applied
+            return status
+        } catch {
+            s = DocStorage(peer: fresh.0)
+            s.styles = fresh.1
+            s.recordEvents = fresh.2
+            throw error
+        }
+    }
+}
