@@ -9,8 +9,8 @@ import HashTreeCollections
 public struct EditorState: Sendable {
     /// The node types this state was built with; it decides roles and flat-string contributions.
     public let registry: NodeRegistry
-    private var nodes: TrackedNodes
-    private var nextKeyValue: Int
+    var nodes: TrackedNodes
+    var nextKeyValue: Int
     /// The selection, if the document has one.
     public var selection: RangeSelection?
     /// The operations written since `beginRecordingOperations()`; nil when not recording.
@@ -451,7 +451,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The node storage, remembering which keys were written.
-private struct TrackedNodes: Sendable {
+struct TrackedNodes: Sendable {
     var storage: TreeDictionary<NodeKey, Node>
     var dirty: Set<NodeKey> = []
 
@@ -464,4 +464,16 @@ private struct TrackedNodes: Sendable {
     }
 
     var count: Int { storage.count }
+
+    /// Stores many nodes in one pass; `tracking` says whether they count as written (a new
+    /// document's nodes need not: it is rendered whole).
+    ///
+    /// - Complexity: O(k · log₃₂ n) for k nodes.
+    mutating func storeAll(_ nodes: [Node], tracking: Bool) {
+        for node in nodes { storage[node.key] = node }
+        if tracking {
+            dirty.reserveCapacity(dirty.count + nodes.count)
+            for node in nodes { dirty.insert(node.key) }
+        }
+    }
 }
