@@ -26,8 +26,9 @@ public enum MarkupDetails {
     public static let orderedStart = "ordered"
     /// A heading written with an underline (setext) rather than `#` marks: `true`.
     public static let setext = "setext"
-    /// A code block's fence: the fence as written (`"~~~"`, `` "````" ``), or `""` for an indented
-    /// code block. Absent: three backticks (or more, when the code holds a run of backticks).
+    /// A code block's fence: the fence as written (`"~~~"`, `` "````" ``), followed by a space when
+    /// the source put one before the info string (`` "``` " ``), or `""` for an indented code
+    /// block. Absent: three backticks (or more, when the code holds a line of backticks).
     public static let fence = "fence"
     /// A fenced code block's whole info string when it says more than its language
     /// (`"python title=x.py"`).

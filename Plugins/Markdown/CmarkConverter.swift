@@ -211,7 +211,8 @@ struct CmarkConverter {
         var offset: Int32 = 0
         var character: CChar = 0
         if cmark_node_get_fenced(node, &length, &offset, &character) != 0 {
-            let fence = String(repeating: Character(UnicodeScalar(UInt8(bitPattern: character))), count: Int(length))
+            var fence = String(repeating: Character(UnicodeScalar(UInt8(bitPattern: character))), count: Int(length))
+            if let range, !info.isEmpty, byte(at: range.start.byteOffset + Int(offset) + Int(length)) == 0x20 { fence += " " }
             if fence != "```" { details[MarkupDetails.fence] = .string(fence) }
             if !info.isEmpty && info != language { details[MarkupDetails.info] = .string(info) }
         } else {
@@ -392,13 +393,17 @@ struct CmarkConverter {
     }
 
     /// "angle" for `<url>`, "bare" for GFM's extended autolinks, nil for a `[text](url)` link.
+    /// cmark's positions of inlines in containers can be off, so the link's shape decides where
+    /// the source byte cannot: only what GFM's extension recognizes can be bare.
     func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
         guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
         let first = range.flatMap { byte(at: $0.start.byteOffset) }
         if first == UInt8(ascii: "[") { return nil }
-        let matches = url == text || url == "mailto:" + text || url == "http://" + text
-        guard matches else { return nil }
-        if first == UInt8(ascii: "<") { return url == "http://" + text ? nil : "angle" }
+        let isEmail = url == "mailto:" + text
+        guard url == text || isEmail || url == "http://" + text else { return nil }
+        let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
+            || (isEmail && text.contains("@"))
+        if first == UInt8(ascii: "<") || !bareShaped { return url == "http://" + text ? nil : "angle" }
         return "bare"
     }
 }

@@ -234,13 +234,14 @@ struct BlockWriter {
             let run = body.prefix { $0 == fenceCharacter }.count
             if indent <= 3, body.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" }) { longest = max(longest, run) }
         }
-        let fence = String(repeating: fenceCharacter, count: max(3, requested?.count ?? 0, longest + 1))
+        let spaced = requested?.hasSuffix(" ") == true && !info.isEmpty
+        let fence = String(repeating: fenceCharacter, count: max(3, requested?.filter { $0 != " " }.count ?? 0, longest + 1))
         var escaped = ""
         for character in info {
             if character == "\\" || character == "&" { escaped.append("\\") }
             escaped.append(character)
         }
-        return [fence + escaped] + content + [fence]
+        return [fence + (spaced ? " " : "") + escaped] + content + [fence]
     }
 
     // MARK: Tables
