@@ -178,6 +178,27 @@ public struct NodeBatch: Sendable {
         nodes[index].text += text
     }
 
+    /// The key the next node created will get.
+    var nextKey: NodeKey { NodeKey(firstKey + nodes.count) }
+
+    /// Adds a node an importer built and checked itself (its key is ``nextKey``).
+    mutating func addChecked(_ node: Node) {
+        nodes.append(node)
+    }
+
+    /// Appends `child` under `parent` (both in the batch) without the checks of
+    /// ``append(_:to:)``: for an importer that checked the child rule itself.
+    mutating func appendChecked(_ child: NodeKey, to parent: NodeKey) {
+        let childIndex = child.rawValue - firstKey
+        let parentIndex = parent.rawValue - firstKey
+        let previous = nodes[parentIndex].lastChild
+        nodes[childIndex].parent = parent
+        nodes[childIndex].previousSibling = previous
+        if let previous { nodes[previous.rawValue - firstKey].nextSibling = child } else { nodes[parentIndex].firstChild = child }
+        nodes[parentIndex].lastChild = child
+        nodes[parentIndex].childCount += 1
+    }
+
     /// Links batch nodes as siblings of one parent without checks: for the importers, which
     /// build whole sibling runs themselves.
     mutating func linkUnchecked(_ child: Int, parent: NodeKey, previous: NodeKey?) {
