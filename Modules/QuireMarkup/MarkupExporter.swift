@@ -83,8 +83,9 @@ struct Reader {
     }
 
     func isQuote(_ node: Node) -> Bool {
-        !node.isUnknown && node.role == .element(inline: false) && !hasBlockChildren(node)
+        !node.isUnknown && node.role == .element(inline: false) && node.type != .paragraph
             && mappings.mapping(for: node.type).map { $0.intent(of: node) == .block(.blockQuote) } == true
+            && !hasBlockChildren(node)
     }
 
     // MARK: Blocks

@@ -124,7 +124,7 @@ private struct Builder {
     mutating func place(_ key: NodeKey, in container: inout BlockContainer, range: SourceRange?) throws(MarkupError) {
         if let parent = container.key { try attach(key, to: parent, range: range) } else { container.roots.append(key) }
         if let node = batch[key] {
-            container.previous = QuoteDefaults.Sibling(isQuote: isQuoteNode(node), isEmpty: node.childCount == 0)
+            container.previous = QuoteDefaults.Sibling(isQuote: node.type == quoteType, isEmpty: node.childCount == 0)
         }
     }
 
@@ -145,12 +145,16 @@ private struct Builder {
         return plugin.childRule.accepts(type: child, role: childPlugin.role)
     }
 
-    var quoteType: NodeType? {
-        mutating get { importing(.block(.blockQuote))?.type }
-    }
+    /// The type block quotes import as, found once.
+    var cachedQuoteType: NodeType??
 
-    func isQuoteNode(_ node: Node) -> Bool {
-        mappings.mapping(for: node.type).map { $0.intent(of: node) == .block(.blockQuote) } ?? false
+    var quoteType: NodeType? {
+        mutating get {
+            if let cached = cachedQuoteType { return cached }
+            let type = importing(.block(.blockQuote))?.type
+            cachedQuoteType = .some(type)
+            return type
+        }
     }
 
     /// `details` with the structural keys of the importer added.
@@ -494,6 +498,15 @@ private struct Builder {
     /// text formats alone would nest the spans differently, every leaf keeps its spans.
     mutating func inlines(_ content: [MarkupInline], into parent: NodeKey) throws(MarkupError) {
         guard !content.isEmpty else { return }
+        if !content.contains(where: { $0.intent.isContainer && !$0.intent.isImage }) {
+            // No spans (an image is a leaf): every inline is a leaf of its own, as flattening
+            // would give without counting a span.
+            for inline in content {
+                try leafNode(InlineLeaf(content: inline, chain: [], link: nil), explicit: false, into: parent)
+            }
+            try flush()
+            return
+        }
         var leaves: [InlineLeaf] = []
         var counter = 0
         InlineLeaf.flatten(content, chain: [], into: &leaves, counter: &counter)

@@ -206,6 +206,12 @@ public struct NodeBatch: Sendable {
         nodes[child].previousSibling = previous
     }
 
+    /// The nodes, leaving the batch empty (so that storing them moves rather than copies).
+    mutating func takeNodes() -> [Node] {
+        defer { nodes = [] }
+        return nodes
+    }
+
     mutating func setNextSibling(_ next: NodeKey?, of key: NodeKey) {
         nodes[key.rawValue - firstKey].nextSibling = next
     }
@@ -232,16 +238,17 @@ extension EditorState {
     ///   `.alreadyAttached` (a root that is linked), `.notAttached` (`after` not a child of
     ///   `parent`); nothing changes then.
     /// - Complexity: O(b · log₃₂ n) for b nodes in the batch and n in the state.
-    public mutating func insert(_ batch: NodeBatch, roots: [NodeKey], under parent: NodeKey, after: NodeKey?) throws(ModelError) {
-        guard batch.firstKey >= nextKeyValue else {
-            throw .operationMismatch(.createNode(batch.nodes.first ?? root), reason: "the state created nodes after the batch was made")
+    public mutating func insert(_ batch: consuming NodeBatch, roots: [NodeKey], under parent: NodeKey, after: NodeKey?) throws(ModelError) {
+        var linked = batch
+        guard linked.firstKey >= nextKeyValue else {
+            throw .operationMismatch(.createNode(linked.nodes.first ?? root), reason: "the state created nodes after the batch was made")
         }
         let parentNode = try node(parent)
         guard parentNode.role.isElement else { throw .notAnElement(parent) }
         let parentPlugin = parentNode.isUnknown ? nil : registry.plugin(for: parentNode.type)
         var seen = Set<NodeKey>()
         for key in roots {
-            guard let rootNode = batch[key] else { throw .nodeNotFound(key) }
+            guard let rootNode = linked[key] else { throw .nodeNotFound(key) }
             guard rootNode.parent == nil, seen.insert(key).inserted else { throw .alreadyAttached(key) }
             if let parentPlugin, !parentPlugin.childRule.accepts(type: rootNode.type, role: rootNode.role) {
                 throw .childNotAccepted(parent: parentNode.type, child: rootNode.type)
@@ -254,9 +261,9 @@ extension EditorState {
         } else {
             next = parentNode.firstChild
         }
-        nextKeyValue = batch.firstKey + batch.nodes.count
+        nextKeyValue = linked.firstKey + linked.nodes.count
         if isRecordingOperations {
-            for node in batch.nodes { storeCreated(node) }
+            for node in linked.nodes { storeCreated(node) }
             var previous = after
             for key in roots {
                 let parentNow = nodes[parent]!
@@ -266,12 +273,11 @@ extension EditorState {
             }
             return
         }
-        // Unrecorded: link the roots in the batch's copy, then store everything in one pass.
-        var linked = batch
+        // Unrecorded: link the roots in the batch, then store everything in one pass.
         var updatedParent = parentNode
         var previous = after
         for key in roots {
-            linked.linkUnchecked(key.rawValue - batch.firstKey, parent: parent, previous: previous)
+            linked.linkUnchecked(key.rawValue - linked.firstKey, parent: parent, previous: previous)
             if let previous {
                 if linked[previous] != nil {
                     linked.setNextSibling(key, of: previous)
@@ -289,7 +295,8 @@ extension EditorState {
             updatedParent.childCount += roots.count
             nodes[parent] = updatedParent
         }
-        nodes.storeAll(linked.nodes, tracking: nodeCount > 1)
+        let tracking = nodeCount > 1
+        nodes.storeAll(linked.takeNodes(), tracking: tracking)
     }
 
     /// Replaces the fields of the root (an importer reading a document's root), unrecorded.

@@ -440,56 +440,68 @@ struct InlineWriter {
     static let alwaysEscaped: Set<Character> = ["\\", "`", "*", "_", "[", "]", "<", "~"]
     static let lineStartEscaped: Set<Character> = ["#", ">", "-", "+", "=", "|"]
 
+    /// The ASCII bytes escaped anywhere in text, and at a line's start.
+    static let alwaysEscapedBytes: Set<UInt8> = Set(alwaysEscaped.map { $0.asciiValue! })
+    static let lineStartEscapedBytes: Set<UInt8> = Set(lineStartEscaped.map { $0.asciiValue! })
+
+    /// Writes text with the escapes its context needs. Every byte that can mean syntax is ASCII,
+    /// so the text is scanned as UTF-8 and everything else is copied as it is.
+    ///
+    /// - Complexity: O(n) in the text's UTF-8 length.
     mutating func writeText(_ text: String) {
-        let characters = Array(text)
-        var output = ""
+        var copy = text
+        let (output, lineStart) = copy.withUTF8 { escape($0) }
+        append(output)
+        atLineStart = lineStart
+    }
+
+    func escape(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Bool) {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 8)
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        func isAlphanumeric(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
         var index = 0
         var lineStart = atLineStart
-        while index < characters.count {
-            let character = characters[index]
+        while index < bytes.count {
+            let byte = bytes[index]
             if lineStart {
-                if character == " " || character == "\t" {
-                    output += character == " " ? "&#32;" : "&#9;"
+                lineStart = false
+                if byte == 0x20 || byte == 0x09 {
+                    output += Array((byte == 0x20 ? "&#32;" : "&#9;").utf8)
                     index += 1
-                    lineStart = false
                     continue
                 }
-                if Self.lineStartEscaped.contains(character) {
-                    output += "\\" + String(character)
+                if Self.lineStartEscapedBytes.contains(byte) {
+                    output += [0x5C, byte]
                     index += 1
-                    lineStart = false
                     continue
                 }
-                if character.isASCII, character.isNumber {
+                if isDigit(byte) {
                     var end = index
-                    while end < characters.count, characters[end].isASCII, characters[end].isNumber { end += 1 }
-                    output += String(characters[index..<end])
-                    if end < characters.count, characters[end] == "." || characters[end] == ")" {
-                        output += "\\" + String(characters[end])
+                    while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+                    output += bytes[index..<end]
+                    if end < bytes.count, bytes[end] == 0x2E || bytes[end] == 0x29 {
+                        output += [0x5C, bytes[end]]
                         end += 1
                     }
                     index = end
-                    lineStart = false
                     continue
                 }
             }
-            lineStart = false
-            if Self.alwaysEscaped.contains(character) || (context == .tableCell && character == "|") {
-                output += "\\" + String(character)
-            } else if character == "&", index + 1 < characters.count,
-                      characters[index + 1] == "#" || (characters[index + 1].isASCII && (characters[index + 1].isLetter || characters[index + 1].isNumber)) {
-                output += "\\&"
-            } else if character == "\n" {
-                output += "&#10;"
-            } else if character == "\r" {
-                output += "&#13;"
+            if Self.alwaysEscapedBytes.contains(byte) || (context == .tableCell && byte == 0x7C) {
+                output += [0x5C, byte]
+            } else if byte == 0x26, index + 1 < bytes.count, bytes[index + 1] == 0x23 || isAlphanumeric(bytes[index + 1]) {
+                output += [0x5C, 0x26]
+            } else if byte == 0x0A {
+                output += Array("&#10;".utf8)
+            } else if byte == 0x0D {
+                output += Array("&#13;".utf8)
             } else {
-                output.append(character)
+                output.append(byte)
             }
             index += 1
         }
-        append(output)
-        atLineStart = lineStart
+        return (String(decoding: output, as: UTF8.self), lineStart)
     }
 
     static func destination(_ url: String) -> String {
