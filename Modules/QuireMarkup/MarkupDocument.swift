@@ -1,3 +1,5 @@
+import QuireModel
+
 /// A place in a markup source: a 1-based line, a 1-based column counted in UTF-8 bytes (as
 /// cmark-gfm reports it), and the 0-based UTF-8 byte offset from the start of the source.
 public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -80,6 +82,8 @@ public enum BlockIntent: Hashable, Sendable {
     case tableRow(isHeader: Bool)
     /// A table cell with inline content.
     case tableCell(column: Int, alignment: TableAlignment)
+    /// A footnote definition holding blocks; `label` is the label as written (`[^label]:`).
+    case footnoteDefinition(label: String)
 
     /// Whether the block's content is inline content rather than child blocks or a literal.
     public var hasInlineContent: Bool {
@@ -108,6 +112,7 @@ public enum BlockIntent: Hashable, Sendable {
         case .table: "table"
         case .tableRow: "table row"
         case .tableCell: "table cell"
+        case .footnoteDefinition: "footnote definition"
         }
     }
 }
@@ -134,6 +139,8 @@ public enum InlineIntent: Hashable, Sendable {
     case link(destination: String, title: String?)
     /// An image; its children are the description (alt text).
     case image(source: String, title: String?)
+    /// A reference to the footnote defined with `label` (`[^label]`).
+    case footnoteReference(label: String)
 
     /// Whether the intent wraps child inlines.
     public var isContainer: Bool {
@@ -152,19 +159,26 @@ public struct MarkupInline: Hashable, Sendable {
     public var children: [MarkupInline]
     /// Where the node came from, when it was parsed.
     public var range: SourceRange?
+    /// How the source wrote the node, for a serializer that writes it the same way (markdown's
+    /// emphasis delimiter, a hard break's trailing spaces): see ``MarkupDetails``.
+    public var details: JSONObject
 
     /// An inline node.
-    public init(_ intent: InlineIntent, children: [MarkupInline] = [], range: SourceRange? = nil) {
+    public init(_ intent: InlineIntent, children: [MarkupInline] = [], range: SourceRange? = nil, details: JSONObject = [:]) {
         self.intent = intent
         self.children = children
         self.range = range
+        self.details = details
     }
 
     /// The plain text of the node and its children (alt text of an image, text of a link).
+    ///
+    /// - Complexity: O(n) in the subtree's size.
     public var plainText: String {
         switch intent {
         case .text(let text), .code(let text), .html(let text): text
         case .softBreak, .lineBreak: "\n"
+        case .footnoteReference(let label): "[^\(label)]"
         default: children.map(\.plainText).joined()
         }
     }
@@ -183,14 +197,19 @@ public struct MarkupBlock: Hashable, Sendable {
     public var literal: String
     /// Where the block came from, when it was parsed.
     public var range: SourceRange?
+    /// How the source wrote the block, for a serializer that writes it the same way (a list's
+    /// bullet, a code fence, a setext heading): see ``MarkupDetails``.
+    public var details: JSONObject
 
     /// A block.
-    public init(_ intent: BlockIntent, children: [MarkupBlock] = [], inlines: [MarkupInline] = [], literal: String = "", range: SourceRange? = nil) {
+    public init(_ intent: BlockIntent, children: [MarkupBlock] = [], inlines: [MarkupInline] = [], literal: String = "",
+                range: SourceRange? = nil, details: JSONObject = [:]) {
         self.intent = intent
         self.children = children
         self.inlines = inlines
         self.literal = literal
         self.range = range
+        self.details = details
     }
 }
 
@@ -205,10 +224,11 @@ public struct MarkupDocument: Hashable, Sendable {
     /// The document with every source range removed, for comparing structure.
     public var withoutRanges: MarkupDocument {
         func strip(_ inline: MarkupInline) -> MarkupInline {
-            MarkupInline(inline.intent, children: inline.children.map(strip))
+            MarkupInline(inline.intent, children: inline.children.map(strip), details: inline.details)
         }
         func strip(_ block: MarkupBlock) -> MarkupBlock {
-            MarkupBlock(block.intent, children: block.children.map(strip), inlines: block.inlines.map(strip), literal: block.literal)
+            MarkupBlock(block.intent, children: block.children.map(strip), inlines: block.inlines.map(strip), literal: block.literal,
+                        details: block.details)
         }
         return MarkupDocument(blocks: blocks.map(strip))
     }

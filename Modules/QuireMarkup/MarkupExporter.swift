@@ -1,14 +1,19 @@
 import QuireModel
 
 /// Turns an `EditorState` into a `MarkupDocument` through the node plugins' mappings: the inverse
-/// of `MarkupImporter`, so that a serializer can write markup that imports back into the same
+/// of `MarkupImporter`, so that a serializer writes markup that imports back into the same
 /// document.
 ///
-/// - consecutive non-empty quotes of inline content become one block quote of paragraphs;
-/// - a list item whose only child is a list nests that list in the item before it;
+/// - quotes of inline content become block quotes of paragraphs, joined and nested as their
+///   ``MarkupDetails/quotes`` say (by default consecutive non-empty quotes are one block quote),
+///   and so do the other blocks that carry quotes;
+/// - a list item whose only child is a list nests that list in the item before it, unless it is
+///   an item of its own (``MarkupDetails/ownItem``); an item holding blocks gives them;
 /// - text formats become nested emphasis, strong and strikethrough, opened longest-first so that
-///   spans nest, with whitespace at a span's edge moved outside it (markup cannot express it);
-/// - a `linebreak` with `"hard": true` is a hard break, any other a soft break.
+///   spans nest, with whitespace at a span's edge moved outside it (markup cannot express it),
+///   unless the block's text keeps its spans (``MarkupDetails/spans``);
+/// - a `linebreak` with `"hard": true` is a hard break, any other a soft break;
+/// - every node's ``MarkupDetails/field`` goes back into its block's or inline's details.
 ///
 /// Formats markup has no syntax for (underline, highlight, sub- and superscript, case) are not
 /// written; `droppedFormats` reports whether any were present.
@@ -44,9 +49,20 @@ public struct MarkupExporter: Sendable {
     }
 }
 
-private struct Reader {
+/// A node's ``MarkupDetails/field`` as details, without the keys the importer itself reads.
+func details(of node: Node) -> JSONObject {
+    guard case .object(let object)? = node.fields[MarkupDetails.field] else { return [:] }
+    var details = JSONObject()
+    for (key, value) in object where !Reader.structuralKeys.contains(key) { details[key] = value }
+    return details
+}
+
+struct Reader {
     let state: EditorState
     let mappings: MarkupMappings
+
+    /// Keys of the markup field that say where a node goes rather than how it is written.
+    static let structuralKeys: Set<String> = [MarkupDetails.quotes, MarkupDetails.ownItem, MarkupDetails.loose, MarkupDetails.spans]
 
     func intent(of node: Node, path: String) throws(MarkupError) -> MarkupIntent {
         if node.type == .paragraph && !node.isUnknown { return .block(.paragraph) }
@@ -62,21 +78,67 @@ private struct Reader {
         state.children(of: node.key).contains { !$0.role.isInline }
     }
 
+    func markup(_ node: Node) -> JSONObject {
+        node.fields[MarkupDetails.field]?.objectValue ?? [:]
+    }
+
+    func isQuote(_ node: Node) -> Bool {
+        !node.isUnknown && node.role == .element(inline: false) && node.type != .paragraph
+            && mappings.mapping(for: node.type).map { $0.intent(of: node) == .block(.blockQuote) } == true
+            && !hasBlockChildren(node)
+    }
+
+    // MARK: Blocks
+
+    /// The blocks under `parent`, with the block quotes their ``MarkupDetails/quotes`` (or the
+    /// default) put around them.
     func blocks(of parent: Node, path: String) throws(MarkupError) -> [MarkupBlock] {
         var result: [MarkupBlock] = []
-        let siblings = children(parent)
-        for (index, child) in siblings.enumerated() {
-            let childPath = "\(path).children[\(index)]"
-            let raised = try block(child, path: childPath)
-            // Consecutive non-empty quotes of inline content are one block quote of paragraphs.
-            if raised.intent == .blockQuote, !raised.children.isEmpty, !hasBlockChildren(child),
-               let last = result.last, last.intent == .blockQuote, !last.children.isEmpty,
-               index > 0, !hasBlockChildren(siblings[index - 1]) {
-                result[result.count - 1].children += raised.children
-            } else {
-                result.append(raised)
+        // The open quotes, outermost first.
+        var open: [MarkupBlock] = []
+        func close(to depth: Int) {
+            while open.count > depth {
+                let quote = open.removeLast()
+                if open.isEmpty { result.append(quote) } else { open[open.count - 1].children.append(quote) }
             }
         }
+        func add(_ block: MarkupBlock) {
+            if open.isEmpty { result.append(block) } else { open[open.count - 1].children.append(block) }
+        }
+        var previous: QuoteDefaults.Sibling?
+        var run: [Node] = []
+        func flushRun() throws(MarkupError) {
+            if !run.isEmpty { add(MarkupBlock(.paragraph, inlines: try inlines(run, path: path))) }
+            run = []
+        }
+        for (index, child) in children(parent).enumerated() {
+            let childPath = "\(path).children[\(index)]"
+            if child.role.isInline {
+                // Inline nodes among blocks (an item of blocks after an edit): a paragraph.
+                run.append(child)
+                continue
+            }
+            try flushRun()
+            let quoteNode = isQuote(child)
+            let sibling = QuoteDefaults.Sibling(isQuote: quoteNode, isEmpty: child.childCount == 0)
+            var quotes = markup(child)[MarkupDetails.quotes]?.stringValue.map(Array.init)
+                ?? Array(QuoteDefaults.quotes(of: sibling, after: previous))
+            if quoteNode && quotes.isEmpty { quotes = [">"] }
+            previous = sibling
+            // Keep the quotes that continue; close the rest; open the new ones.
+            var keep = 0
+            while keep < open.count, keep < quotes.count, quotes[keep] == "|" { keep += 1 }
+            close(to: keep)
+            while open.count < quotes.count { open.append(MarkupBlock(.blockQuote)) }
+            if quoteNode {
+                let content = try inlines(of: child, path: childPath)
+                if !content.isEmpty || child.childCount > 0 { add(MarkupBlock(.paragraph, inlines: content)) }
+            } else {
+                add(try block(child, path: childPath))
+            }
+        }
+        try flushRun()
+        close(to: 0)
         return result
     }
 
@@ -84,40 +146,50 @@ private struct Reader {
         guard case .block(let intent) = try self.intent(of: node, path: path) else {
             throw .unmappedNode(type: node.type.rawValue, path: path)
         }
+        let details = QuireMarkup.details(of: node)
         switch intent {
         case .paragraph, .heading:
-            return MarkupBlock(intent, inlines: try inlines(of: node, path: path))
+            return MarkupBlock(intent, inlines: try inlines(of: node, path: path), details: details)
         case .blockQuote:
+            // A quote node holding blocks (a quote plugin other than Lexical's).
             if hasBlockChildren(node) { return MarkupBlock(.blockQuote, children: try blocks(of: node, path: path)) }
             let content = try inlines(of: node, path: path)
             return MarkupBlock(.blockQuote, children: content.isEmpty && node.childCount == 0 ? [] : [MarkupBlock(.paragraph, inlines: content)])
-        case .list:
-            return try list(node, intent: intent, path: path)
+        case .list(let style, _):
+            let tight = markup(node)[MarkupDetails.loose] != .bool(true)
+            return try list(node, intent: .list(style, tight: tight), details: details, path: path)
         case .listItem:
-            return MarkupBlock(intent, children: try itemBlocks(node, path: path))
-        case .codeBlock:
-            var literal = ""
-            for child in children(node) {
-                switch child.role {
-                case .lineBreak: literal += "\n"
-                case .text: literal += child.text
-                case .decorator: literal += FlatString.objectReplacement
-                default: literal += FlatString.render(child.key, in: state)
-                }
-            }
-            return MarkupBlock(intent, literal: node.childCount == 0 ? "" : literal + "\n")
-        case .htmlBlock:
-            return MarkupBlock(intent, literal: FlatString.render(node.key, in: state))
+            return MarkupBlock(intent, children: try itemBlocks(node, path: path), details: details)
+        case .codeBlock, .htmlBlock:
+            return MarkupBlock(intent, literal: literal(of: node), details: details)
         case .thematicBreak:
-            return MarkupBlock(intent)
+            return MarkupBlock(intent, details: details)
         case .table:
             return try table(node, path: path)
+        case .footnoteDefinition:
+            return MarkupBlock(intent, children: try blocks(of: node, path: path), details: details)
         case .tableRow, .tableCell:
             throw .unmappedNode(type: node.type.rawValue, path: path)
         }
     }
 
-    func list(_ node: Node, intent: BlockIntent, path: String) throws(MarkupError) -> MarkupBlock {
+    /// A code or HTML block's text: its lines with a final line ending (none when it has no
+    /// children at all).
+    func literal(of node: Node) -> String {
+        guard node.childCount > 0 else { return "" }
+        var literal = ""
+        for child in children(node) {
+            switch child.role {
+            case .lineBreak: literal += "\n"
+            case .text: literal += child.text
+            case .decorator: literal += FlatString.objectReplacement
+            default: literal += FlatString.render(child.key, in: state)
+            }
+        }
+        return literal + "\n"
+    }
+
+    func list(_ node: Node, intent: BlockIntent, details: JSONObject, path: String) throws(MarkupError) -> MarkupBlock {
         var items: [MarkupBlock] = []
         let isTask = if case .list(.task, _) = intent { true } else { false }
         for (index, child) in children(node).enumerated() {
@@ -126,35 +198,21 @@ private struct Reader {
                 throw .unmappedNode(type: child.type.rawValue, path: childPath)
             }
             var checked: Bool? = nil
-            if case .listItem(let value) = itemIntent { checked = isTask ? (value ?? false) : nil }
+            if case .listItem(let value) = itemIntent { checked = isTask ? value : nil }
             let content = try itemBlocks(child, path: childPath)
             // Lexical nests a list in an item of its own; markup nests it in the item before.
-            if content.count == 1, case .list = content[0].intent, child.childCount == 1, !items.isEmpty {
+            if content.count == 1, case .list = content[0].intent, child.childCount == 1, !items.isEmpty,
+               markup(child)[MarkupDetails.ownItem] != .bool(true) {
                 items[items.count - 1].children.append(content[0])
             } else {
-                items.append(MarkupBlock(.listItem(checked: checked), children: content))
+                items.append(MarkupBlock(.listItem(checked: checked), children: content, details: QuireMarkup.details(of: child)))
             }
         }
-        return MarkupBlock(intent, children: items)
+        return MarkupBlock(intent, children: items, details: details)
     }
 
     func itemBlocks(_ item: Node, path: String) throws(MarkupError) -> [MarkupBlock] {
-        if hasBlockChildren(item) {
-            // A nested list (Lexical), or blocks when the item plugin takes them.
-            var result: [MarkupBlock] = []
-            var run: [Node] = []
-            func flushRun() throws(MarkupError) {
-                if !run.isEmpty { result.append(MarkupBlock(.paragraph, inlines: try inlines(run, path: path))) }
-                run = []
-            }
-            for (index, child) in children(item).enumerated() {
-                if child.role.isInline { run.append(child); continue }
-                try flushRun()
-                result.append(try block(child, path: "\(path).children[\(index)]"))
-            }
-            try flushRun()
-            return result
-        }
+        if hasBlockChildren(item) { return try blocks(of: item, path: path) }
         let content = try inlines(of: item, path: path)
         return content.isEmpty ? [] : [MarkupBlock(.paragraph, inlines: content)]
     }
@@ -192,157 +250,122 @@ private struct Reader {
         try inlines(children(node), path: path)
     }
 
-    /// A flat piece of inline content with the marks (bold, italic, strikethrough) around it.
-    struct Segment {
-        enum Content {
-            case text(String, code: Bool)
-            case soft, hard
-            case image(MarkupInline)
-            case link(destination: String, title: String?, [Segment])
-        }
-        var content: Content
-        var marks: TextFormat
-        /// Breaks and images take the marks around them instead of their own.
-        var isTransparent: Bool {
-            switch content {
-            case .soft, .hard, .image: true
-            default: false
-            }
-        }
+    /// A leaf node as its inline, and the spans it keeps (nil when it keeps none).
+    struct NodeLeaf {
+        var inline: MarkupInline
+        var format: TextFormat
+        var spans: [String]?
+        /// The link node it is in, and that link as an inline.
+        var link: (key: NodeKey, inline: MarkupInline)?
     }
 
-    static let markOrder: [(TextFormat, InlineIntent)] = [(.bold, .strong), (.italic, .emphasis), (.strikethrough, .strikethrough)]
-    static let marks: TextFormat = [.bold, .italic, .strikethrough]
-
-    func segments(_ nodes: [Node], path: String) throws(MarkupError) -> [Segment] {
-        var result: [Segment] = []
+    func leaves(_ nodes: [Node], path: String, link: (key: NodeKey, inline: MarkupInline)?, into result: inout [NodeLeaf]) throws(MarkupError) {
         for (index, node) in nodes.enumerated() {
             let nodePath = "\(path).children[\(index)]"
+            let spans = markup(node)[MarkupDetails.spans]?.arrayValue?.compactMap(\.stringValue)
+            let details = QuireMarkup.details(of: node)
             switch node.role {
-            case .text:
+            case .text where node.type == .text || node.isUnknown || !(mappings.mapping(for: node.type) != nil):
                 let format = node.textFormat
-                result.append(Segment(content: .text(node.text, code: format.contains(.code)), marks: format.intersection(Self.marks)))
+                let inline = MarkupInline(format.contains(.code) ? .code(node.text) : .text(node.text))
+                result.append(NodeLeaf(inline: inline, format: format, spans: spans, link: link))
             case .lineBreak:
                 let hard = node.fields[MarkupImporter.hardBreakField] == .bool(true)
-                result.append(Segment(content: hard ? .hard : .soft, marks: []))
-            case .decorator:
+                result.append(NodeLeaf(inline: MarkupInline(hard ? .lineBreak : .softBreak, details: details), format: [], spans: spans, link: link))
+            case .text, .decorator:
                 guard case .inline(let intent) = try self.intent(of: node, path: nodePath) else {
                     throw .unmappedNode(type: node.type.rawValue, path: nodePath)
                 }
-                let alt = node.fields["altText"]?.stringValue ?? ""
-                result.append(Segment(content: .image(MarkupInline(intent, children: alt.isEmpty ? [] : [MarkupInline(.text(alt))])), marks: []))
+                var inline = MarkupInline(intent, details: details)
+                if case .image = intent {
+                    let alt = node.fields["altText"]?.stringValue ?? ""
+                    inline.children = alt.isEmpty ? [] : [MarkupInline(.text(alt))]
+                }
+                result.append(NodeLeaf(inline: inline, format: [], spans: spans, link: link))
             case .element(inline: true):
-                guard case .inline(let intent) = try self.intent(of: node, path: nodePath),
-                      case .link(let destination, let title) = intent else {
+                guard case .inline(let intent) = try self.intent(of: node, path: nodePath), case .link = intent else {
                     throw .unmappedNode(type: node.type.rawValue, path: nodePath)
                 }
-                let inner = try segments(children(node), path: nodePath)
-                // The link carries the marks all its text shares; its children keep the rest.
-                let texts = inner.filter { !$0.isTransparent }
-                let shared = texts.isEmpty ? [] : texts.dropFirst().reduce(texts[0].marks) { $0.intersection($1.marks) }
-                let children = inner.map { segment in
-                    var copy = segment
-                    copy.marks.subtract(shared)
-                    return copy
+                let link = (key: node.key, inline: MarkupInline(intent, details: details))
+                if node.childCount == 0 {
+                    // An empty link still has a place: one empty text.
+                    result.append(NodeLeaf(inline: MarkupInline(.text("")), format: [], spans: nil, link: link))
                 }
-                result.append(Segment(content: .link(destination: destination, title: title, children), marks: shared))
+                try leaves(children(node), path: nodePath, link: link, into: &result)
             default:
                 throw .unmappedNode(type: node.type.rawValue, path: nodePath)
             }
         }
-        return result
     }
 
     func inlines(_ nodes: [Node], path: String) throws(MarkupError) -> [MarkupInline] {
-        build(normalize(try segments(nodes, path: path)))
-    }
-
-    /// Gives breaks and images the marks shared by what is open before them and the next text,
-    /// and moves whitespace at the edge of a span outside it.
-    func normalize(_ input: [Segment]) -> [Segment] {
-        var segments = input
-        var nextMarks: TextFormat = []
-        for index in segments.indices.reversed() {
-            if segments[index].isTransparent {
-                segments[index].marks = nextMarks
+        var collected: [NodeLeaf] = []
+        try leaves(nodes, path: path, link: nil, into: &collected)
+        if let explicit = explicitSpans(collected) { return explicit }
+        var segments: [InlineSegment] = []
+        var linkKey: NodeKey?
+        for leaf in collected {
+            let segment = InlineSegment(leaf: leaf.inline, marks: leaf.format.intersection(InlineSegment.marks))
+            if let link = leaf.link {
+                if linkKey == link.key, case .link(let inline, var inner)? = segments.last?.content {
+                    inner.append(segment)
+                    segments[segments.count - 1].content = .link(inline, inner)
+                } else {
+                    segments.append(InlineSegment(content: .link(link.inline, [segment]), marks: []))
+                }
+                linkKey = link.key
             } else {
-                nextMarks = segments[index].marks
+                segments.append(segment)
+                linkKey = nil
             }
         }
-        var previous: TextFormat = []
-        for index in segments.indices {
-            if segments[index].isTransparent { segments[index].marks.formIntersection(previous) }
-            previous = segments[index].marks
+        return InlineSegment.build(InlineSegment.normalize(segments))
+    }
+
+    /// The inlines rebuilt from the spans every leaf keeps, or nil when a leaf keeps none or its
+    /// spans no longer match its formats (the text was edited since it was imported).
+    func explicitSpans(_ leaves: [NodeLeaf]) -> [MarkupInline]? {
+        guard let first = leaves.first, first.spans != nil else { return nil }
+        var chains: [[SpanToken]] = []
+        chains.reserveCapacity(leaves.count)
+        for leaf in leaves {
+            guard let spans = leaf.spans else { return nil }
+            var chain: [SpanToken] = []
+            var sawLink = false
+            for text in spans {
+                guard let token = SpanToken(text, linkID: leaf.link?.key.rawValue) else { return nil }
+                if token.kind == .link { sawLink = true }
+                chain.append(token)
+            }
+            guard sawLink == (leaf.link != nil) else { return nil }
+            if case .text = leaf.inline.intent, chain.reduce(TextFormat(), { $0.union($1.format) }) != leaf.format.intersection(InlineSegment.marks) {
+                return nil
+            }
+            if case .code = leaf.inline.intent, chain.reduce(TextFormat(), { $0.union($1.format) }) != leaf.format.intersection(InlineSegment.marks) {
+                return nil
+            }
+            chains.append(chain)
         }
-        var result: [Segment] = []
-        for (index, segment) in segments.enumerated() {
-            guard case .text(let text, let code) = segment.content, !segment.marks.isEmpty else {
-                result.append(segment)
-                continue
-            }
-            let before = result.last?.marks ?? []
-            let after = index + 1 < segments.count ? segments[index + 1].marks : []
-            var body = Substring(text)
-            var leading = Substring("")
-            var trailing = Substring("")
-            if !segment.marks.subtracting(before).isEmpty, !code {
-                let count = body.prefix { $0 == " " || $0 == "\t" }.count
-                leading = body.prefix(count)
-                body = body.dropFirst(count)
-            }
-            if !segment.marks.subtracting(after).isEmpty, !code {
-                let count = body.reversed().prefix { $0 == " " || $0 == "\t" }.count
-                trailing = body.suffix(count)
-                body = body.dropLast(count)
-            }
-            if !leading.isEmpty { result.append(Segment(content: .text(String(leading), code: false), marks: segment.marks.intersection(before))) }
-            if !body.isEmpty { result.append(Segment(content: .text(String(body), code: code), marks: segment.marks)) }
-            if !trailing.isEmpty { result.append(Segment(content: .text(String(trailing), code: false), marks: segment.marks.intersection(after))) }
+        // Open and close spans as the chains change, outermost first.
+        var stack: [(token: SpanToken, inline: MarkupInline)] = []
+        var result: [MarkupInline] = []
+        func append(_ inline: MarkupInline) {
+            if stack.isEmpty { result.append(inline) } else { stack[stack.count - 1].inline.children.append(inline) }
         }
+        func close(to depth: Int) {
+            while stack.count > depth {
+                let top = stack.removeLast()
+                append(top.inline)
+            }
+        }
+        for (leaf, chain) in zip(leaves, chains) {
+            var common = 0
+            while common < stack.count, common < chain.count, stack[common].token == chain[common] { common += 1 }
+            close(to: common)
+            for token in chain[common...] { stack.append((token, token.inline(link: leaf.link?.inline))) }
+            append(leaf.inline)
+        }
+        close(to: 0)
         return result
-    }
-
-    /// Nests the segments' marks: a mark opens where it starts and closes where it ends; marks
-    /// that start together open longest first.
-    func build(_ segments: [Segment]) -> [MarkupInline] {
-        var stack: [(mark: TextFormat, intent: InlineIntent, children: [MarkupInline])] = [(mark: [], intent: .strong, children: [])]
-        func close() {
-            let top = stack.removeLast()
-            stack[stack.count - 1].children.append(MarkupInline(top.intent, children: top.children))
-        }
-        for (index, segment) in segments.enumerated() {
-            // Close every open mark the segment lacks, and everything opened after it.
-            if let depth = stack.indices.dropFirst().first(where: { !segment.marks.contains(stack[$0].mark) }) {
-                while stack.count > depth { close() }
-            }
-            let open = stack.dropFirst().reduce(TextFormat()) { $0.union($1.mark) }
-            let opening = Self.markOrder.enumerated().filter { segment.marks.contains($0.element.0) && !open.contains($0.element.0) }
-                .map { (order: $0.offset, mark: $0.element.0, intent: $0.element.1, run: runLength(of: $0.element.0, from: index, in: segments)) }
-            let ordered = opening.sorted { ($0.run, -$0.order) > ($1.run, -$1.order) }
-            for entry in ordered { stack.append((mark: entry.mark, intent: entry.intent, children: [])) }
-            stack[stack.count - 1].children.append(inline(segment))
-        }
-        while stack.count > 1 { close() }
-        return stack[0].children
-    }
-
-    func runLength(of mark: TextFormat, from start: Int, in segments: [Segment]) -> Int {
-        var count = 0
-        for segment in segments[start...] {
-            guard segment.marks.contains(mark) else { break }
-            count += 1
-        }
-        return count
-    }
-
-    func inline(_ segment: Segment) -> MarkupInline {
-        switch segment.content {
-        case .text(let text, let code): MarkupInline(code ? .code(text) : .text(text))
-        case .soft: MarkupInline(.softBreak)
-        case .hard: MarkupInline(.lineBreak)
-        case .image(let image): image
-        case .link(let destination, let title, let children):
-            MarkupInline(.link(destination: destination, title: title), children: build(normalize(children)))
-        }
     }
 }

@@ -1,20 +1,27 @@
 import QuireModel
 
 /// Turns a `MarkupDocument` into an `EditorState` through the node plugins' mappings, shaping it
-/// the way Lexical's markdown import does:
+/// the way Lexical's markdown import does, and keeping in each node's `markup` field
+/// (``MarkupDetails``) what Lexical's shapes cannot say, so that ``MarkupExporter`` gives the
+/// document back:
 ///
-/// - a block quote whose node takes inline content only (Lexical's `quote`) becomes one quote per
-///   paragraph; other blocks inside it leave the quote;
-/// - a list item whose node takes inline content (Lexical's `listitem`) gets its first paragraph's
-///   inlines; a nested list becomes a following item whose only child is the list; later
-///   paragraphs join the item after a hard line break; code inside an item becomes code-formatted
-///   lines;
+/// - a paragraph in a block quote becomes Lexical's `quote` (a block of inline content), one per
+///   paragraph; other blocks in a quote stay blocks, and the quotes around every block are kept
+///   in ``MarkupDetails/quotes`` where they are not the default;
+/// - a list item of inline content (Lexical's `listitem`) gets its paragraph's inlines, and a
+///   nested list becomes a following item whose only child is the list; an item holding anything
+///   else (two paragraphs, code, a quote) holds those blocks, which `listitem` accepts;
 /// - a task list becomes a `check` list; table cells hold one paragraph aligned like the column;
 /// - a soft line break becomes a `linebreak`; a hard one a `linebreak` with `"hard": true`;
-///   adjacent text with the same format is one text node.
+/// - emphasis, strong emphasis and strikethrough become text formats; where the formats alone
+///   would not give the spans back (`*a *b* c*`, `[*a*](u)`), the text nodes keep their spans in
+///   ``MarkupDetails/spans``; adjacent text with the same format is one text node.
 ///
 /// Intents no registered mapping takes fall back to paragraphs of their text, so nothing is
 /// dropped (a thematic break without a mapping becomes the paragraph "* * *").
+///
+/// The nodes are built in one ``NodeBatch``: no operation is recorded and no change set is
+/// computed while importing.
 public struct MarkupImporter: Sendable {
     /// The mappings used.
     public let mappings: MarkupMappings
@@ -22,49 +29,115 @@ public struct MarkupImporter: Sendable {
     /// An importer with `mappings`.
     public init(mappings: MarkupMappings) { self.mappings = mappings }
 
-    /// The fields a hard line break node carries, telling it from a soft one.
+    /// The field a hard line break node carries, telling it from a soft one.
     public static let hardBreakField = "hard"
 
     /// The document as an editor state built with `registry`.
     ///
     /// - Throws: `MarkupError.cannotImport` when a plugin refuses a node the mapping described.
-    /// - Complexity: O(n) in the document's size (each node stored in O(log₃₂ n)).
+    /// - Complexity: O(n) in the document's size.
     public func makeState(_ document: MarkupDocument, registry: NodeRegistry) throws(MarkupError) -> EditorState {
-        var builder = Builder(state: EditorState(registry: registry), mappings: mappings)
-        for block in document.blocks { try builder.block(block, into: .root) }
+        var state = EditorState(registry: registry)
+        var batch = state.makeBatch()
+        let roots = try build(document, into: &batch)
+        do { try state.insert(batch, roots: roots, under: .root, after: nil) } catch {
+            throw .cannotImport(intent: "document", reason: error.description, range: nil)
+        }
+        return state
+    }
+
+    /// Builds the document's nodes into `batch` and returns its top-level blocks, in order, for
+    /// the caller to insert (a paste inserts them at the selection).
+    ///
+    /// - Complexity: O(n) in the document's size.
+    public func build(_ document: MarkupDocument, into batch: inout NodeBatch) throws(MarkupError) -> [NodeKey] {
+        var builder = Builder(batch: batch, mappings: mappings)
+        defer { batch = builder.batch }
+        var container = BlockContainer(key: nil)
+        try builder.blocks(document.blocks, into: &container, quotes: [])
         try builder.flush()
-        return builder.state
+        return container.roots
+    }
+}
+
+/// A block quote around the blocks being imported, and whether its first block is still to come.
+struct QuoteLevel {
+    var opens = true
+}
+
+/// Where blocks go: under a node, or (key nil) into the list of top-level blocks; and what the
+/// last block placed there was, for the default of the next quote's ``MarkupDetails/quotes``.
+struct BlockContainer {
+    var key: NodeKey?
+    var roots: [NodeKey] = []
+    var previous: QuoteDefaults.Sibling?
+
+    init(key: NodeKey?) { self.key = key }
+}
+
+/// The default quotes of a block, shared by the importer (which writes
+/// ``MarkupDetails/quotes`` only where a block differs from it) and the exporter.
+enum QuoteDefaults {
+    /// What the default needs to know of a block: whether it is a quote node, and whether it has
+    /// content.
+    struct Sibling: Equatable {
+        var isQuote: Bool
+        var isEmpty: Bool
+    }
+
+    /// No quotes for a block; for a quote node `"|"` (continuing) after a non-empty quote node
+    /// when it is not empty itself, else `">"`.
+    static func quotes(of block: Sibling, after previous: Sibling?) -> String {
+        guard block.isQuote else { return "" }
+        if let previous, previous.isQuote, !previous.isEmpty, !block.isEmpty { return "|" }
+        return ">"
     }
 }
 
 private struct Builder {
-    var state: EditorState
+    var batch: NodeBatch
     let mappings: MarkupMappings
-    /// Text waiting to be written as one node: (parent, format, text).
-    var pending: (parent: NodeKey, format: TextFormat, text: String, type: NodeType)?
+    /// Per kind of intent, the mapping that took it first (nil: none does).
+    var cache: [IntentKind: (any MarkupNodeMapping)?] = [:]
+    /// Text waiting to be written as one node: (parent, format, text, fields).
+    var pending: (parent: NodeKey, format: TextFormat, text: String, spans: JSONValue?)?
 
-    init(state: EditorState, mappings: MarkupMappings) {
-        self.state = state
+    init(batch: NodeBatch, mappings: MarkupMappings) {
+        self.batch = batch
         self.mappings = mappings
     }
 
-    var registry: NodeRegistry { state.registry }
+    var registry: NodeRegistry { batch.registry }
 
     func fail(_ error: ModelError, _ what: String, _ range: SourceRange?) -> MarkupError {
         .cannotImport(intent: what, reason: error.description, range: range)
     }
 
     mutating func create(_ type: NodeType, text: String = "", fields: JSONObject = [:], range: SourceRange?) throws(MarkupError) -> NodeKey {
-        do { return try state.createNode(type: type, text: text, fields: fields) } catch { throw fail(error, type.rawValue, range) }
+        do { return try batch.create(type: type, text: text, fields: fields) } catch { throw fail(error, type.rawValue, range) }
     }
 
     mutating func attach(_ key: NodeKey, to parent: NodeKey, range: SourceRange?) throws(MarkupError) {
-        do { try state.append(key, to: parent) } catch { throw fail(error, state[key]?.type.rawValue ?? "node", range) }
+        do { try batch.append(key, to: parent) } catch { throw fail(error, batch[key]?.type.rawValue ?? "node", range) }
     }
 
-    mutating func makeBlock(_ intent: BlockIntent, context: MarkupImportContext = MarkupImportContext(), range: SourceRange?) throws(MarkupError) -> NodeKey? {
-        guard let (type, fields) = mappings.importing(.block(intent), context: context, registry: registry) else { return nil }
-        return try create(type, fields: fields, range: range)
+    mutating func place(_ key: NodeKey, in container: inout BlockContainer, range: SourceRange?) throws(MarkupError) {
+        if let parent = container.key { try attach(key, to: parent, range: range) } else { container.roots.append(key) }
+        if let node = batch[key] {
+            container.previous = QuoteDefaults.Sibling(isQuote: node.type == quoteType, isEmpty: node.childCount == 0)
+        }
+    }
+
+    /// The mapping for `intent`, found once per kind of intent.
+    mutating func importing(_ intent: MarkupIntent, context: MarkupImportContext = MarkupImportContext()) -> (type: NodeType, fields: JSONObject)? {
+        let kind = IntentKind(intent)
+        if let cached = cache[kind] {
+            guard let mapping = cached else { return nil }
+            if let fields = mapping.importFields(for: intent, context: context) { return (mapping.nodeType, fields) }
+        }
+        let found = mappings.importing(intent, context: context, registry: registry)
+        if cache[kind] == nil { cache[kind] = found.flatMap { mappings.mapping(for: $0.type) } }
+        return found
     }
 
     func accepts(_ parent: NodeType, _ child: NodeType) -> Bool {
@@ -72,121 +145,189 @@ private struct Builder {
         return plugin.childRule.accepts(type: child, role: childPlugin.role)
     }
 
+    /// The type block quotes import as, found once.
+    var cachedQuoteType: NodeType??
+
+    var quoteType: NodeType? {
+        mutating get {
+            if let cached = cachedQuoteType { return cached }
+            let type = importing(.block(.blockQuote))?.type
+            cachedQuoteType = .some(type)
+            return type
+        }
+    }
+
+    /// `details` with the structural keys of the importer added.
+    static func markupField(_ details: JSONObject, adding extra: [(String, JSONValue)] = []) -> JSONValue? {
+        var object = details
+        for (key, value) in extra { object[key] = value }
+        return object.count == 0 ? nil : .object(object)
+    }
+
+    mutating func makeBlock(_ intent: BlockIntent, context: MarkupImportContext = MarkupImportContext(), details: JSONObject = [:],
+                            extra: [(String, JSONValue)] = [], range: SourceRange?) throws(MarkupError) -> NodeKey? {
+        guard let (type, found) = importing(.block(intent), context: context) else { return nil }
+        var fields = found
+        if let markup = Self.markupField(details, adding: extra) { fields[MarkupDetails.field] = markup }
+        return try create(type, fields: fields, range: range)
+    }
+
+    /// The quotes string of a block about to be placed at `quotes`, opening the levels that start
+    /// with it.
+    func quotesString(_ quotes: [QuoteLevel]) -> String {
+        String(quotes.map { $0.opens ? ">" : "|" })
+    }
+
+    /// The ``MarkupDetails/quotes`` member for a block, when it differs from the default.
+    func quotesMember(_ quotes: [QuoteLevel], isQuote: Bool, isEmpty: Bool, container: BlockContainer) -> [(String, JSONValue)] {
+        let actual = quotesString(quotes)
+        let expected = QuoteDefaults.quotes(of: QuoteDefaults.Sibling(isQuote: isQuote, isEmpty: isEmpty), after: container.previous)
+        return actual == expected ? [] : [(MarkupDetails.quotes, .string(actual))]
+    }
+
+    static func opened(_ quotes: inout [QuoteLevel]) {
+        for index in quotes.indices { quotes[index].opens = false }
+    }
+
     // MARK: Blocks
 
-    mutating func block(_ block: MarkupBlock, into parent: NodeKey) throws(MarkupError) {
+    mutating func blocks(_ blocks: [MarkupBlock], into container: inout BlockContainer, quotes: [QuoteLevel]) throws(MarkupError) {
+        var quotes = quotes
+        for block in blocks { try self.block(block, into: &container, quotes: &quotes) }
+    }
+
+    mutating func block(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
         try flush()
         switch block.intent {
         case .paragraph, .tableCell:
-            try paragraph(block.inlines, into: parent, range: block.range)
-        case .heading:
-            if let key = try makeBlock(block.intent, range: block.range) {
-                try attach(key, to: parent, range: block.range)
-                try inlines(block.inlines, into: key, format: [])
-                try flush()
+            if !quotes.isEmpty, let type = quoteType, quoteTakesInlines(type) {
+                try quoteParagraph(block, type: type, into: &container, quotes: &quotes)
             } else {
-                try paragraph(block.inlines, into: parent, range: block.range)
+                try paragraph(block.inlines, into: &container, quotes: &quotes, range: block.range)
+            }
+        case .heading:
+            if let key = try makeBlock(block.intent, details: block.details,
+                                       extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container), range: block.range) {
+                Self.opened(&quotes)
+                try place(key, in: &container, range: block.range)
+                try inlines(block.inlines, into: key)
+            } else {
+                try paragraph(block.inlines, into: &container, quotes: &quotes, range: block.range)
             }
         case .blockQuote:
-            try quote(block, into: parent)
+            try quote(block, into: &container, quotes: &quotes)
         case .list:
-            try list(block, into: parent)
+            try list(block, into: &container, quotes: &quotes)
         case .listItem:
-            for child in block.children { try self.block(child, into: parent) }
+            for child in block.children { try self.block(child, into: &container, quotes: &quotes) }
         case .codeBlock:
-            try code(block, into: parent)
+            try code(block, into: &container, quotes: &quotes)
         case .htmlBlock:
-            try rawParagraphs(block.literal, into: parent, range: block.range)
+            try html(block, into: &container, quotes: &quotes)
         case .thematicBreak:
-            if let key = try makeBlock(block.intent, range: block.range) {
-                try attach(key, to: parent, range: block.range)
+            if let key = try makeBlock(block.intent, details: block.details,
+                                       extra: quotesMember(quotes, isQuote: false, isEmpty: true, container: container), range: block.range) {
+                Self.opened(&quotes)
+                try place(key, in: &container, range: block.range)
             } else {
-                try paragraph([MarkupInline(.text("* * *"))], into: parent, range: block.range)
+                try paragraph([MarkupInline(.text("* * *"))], into: &container, quotes: &quotes, range: block.range)
             }
         case .table:
-            try table(block, into: parent)
+            try table(block, into: &container, quotes: &quotes)
         case .tableRow:
-            try paragraph(rowAsText(block), into: parent, range: block.range)
+            try paragraph(rowAsText(block), into: &container, quotes: &quotes, range: block.range)
+        case .footnoteDefinition:
+            guard let key = try makeBlock(block.intent, extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container),
+                                          range: block.range) else {
+                for child in block.children { try self.block(child, into: &container, quotes: &quotes) }
+                return
+            }
+            Self.opened(&quotes)
+            try place(key, in: &container, range: block.range)
+            var inner = BlockContainer(key: key)
+            try blocks(block.children, into: &inner, quotes: [])
         }
     }
 
-    mutating func paragraph(_ content: [MarkupInline], into parent: NodeKey, range: SourceRange?, fields: JSONObject = [:]) throws(MarkupError) {
+    func quoteTakesInlines(_ type: NodeType) -> Bool { accepts(type, .text) }
+
+    mutating func paragraph(_ content: [MarkupInline], into container: inout BlockContainer, quotes: inout [QuoteLevel],
+                            range: SourceRange?, fields: JSONObject = [:]) throws(MarkupError) {
+        var fields = fields
+        let extra = quotesMember(quotes, isQuote: false, isEmpty: content.isEmpty, container: container)
+        if let markup = Self.markupField([:], adding: extra) { fields[MarkupDetails.field] = markup }
         let key = try create(.paragraph, fields: fields, range: range)
-        try attach(key, to: parent, range: range)
-        try inlines(content, into: key, format: [])
+        Self.opened(&quotes)
+        try place(key, in: &container, range: range)
+        try inlines(content, into: key)
+    }
+
+    /// A paragraph directly in a block quote: a quote node of inline content, its own quote the
+    /// last of `quotes`.
+    mutating func quoteParagraph(_ block: MarkupBlock, type: NodeType, into container: inout BlockContainer,
+                                 quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard var (_, fields) = importing(.block(.blockQuote)) else { return }
+        let extra = quotesMember(quotes, isQuote: true, isEmpty: block.inlines.isEmpty, container: container)
+        if let markup = Self.markupField([:], adding: extra) { fields[MarkupDetails.field] = markup }
+        let key = try create(type, fields: fields, range: block.range)
+        Self.opened(&quotes)
+        try inlines(block.inlines, into: key)
         try flush()
+        try place(key, in: &container, range: block.range)
     }
 
-    /// Raw HTML as text: one paragraph per blank-line-separated chunk, lines joined by soft breaks.
-    mutating func rawParagraphs(_ literal: String, into parent: NodeKey, range: SourceRange?) throws(MarkupError) {
-        var lines = literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        var chunk: [String] = []
-        for line in lines + [""] {
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
-                if !chunk.isEmpty {
-                    var content: [MarkupInline] = []
-                    for (index, text) in chunk.enumerated() {
-                        if index > 0 { content.append(MarkupInline(.softBreak)) }
-                        content.append(MarkupInline(.text(text)))
-                    }
-                    try paragraph(content, into: parent, range: range)
-                    chunk = []
-                }
-            } else {
-                chunk.append(line)
-            }
-        }
-    }
-
-    mutating func quote(_ block: MarkupBlock, into parent: NodeKey) throws(MarkupError) {
-        guard let (type, fields) = mappings.importing(.block(.blockQuote), registry: registry) else {
-            for child in block.children { try self.block(child, into: parent) }
+    mutating func quote(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard let (type, fields) = importing(.block(.blockQuote)) else {
+            for child in block.children { try self.block(child, into: &container, quotes: &quotes) }
             return
         }
-        if !accepts(type, .text) {
+        if !quoteTakesInlines(type) {
+            // A quote node that holds blocks holds them.
             let key = try create(type, fields: fields, range: block.range)
-            try attach(key, to: parent, range: block.range)
-            for child in block.children { try self.block(child, into: key) }
+            try place(key, in: &container, range: block.range)
+            var inner = BlockContainer(key: key)
+            try blocks(block.children, into: &inner, quotes: [])
             return
         }
-        // Lexical's quote holds inline content: one quote per paragraph, other blocks leave it.
+        var inner = quotes + [QuoteLevel()]
         if block.children.isEmpty {
-            try attach(try create(type, fields: fields, range: block.range), to: parent, range: block.range)
+            // An empty block quote: an empty quote node.
+            var fields = fields
+            let extra = quotesMember(inner, isQuote: true, isEmpty: true, container: container)
+            if let markup = Self.markupField([:], adding: extra) { fields[MarkupDetails.field] = markup }
+            try place(try create(type, fields: fields, range: block.range), in: &container, range: block.range)
+            Self.opened(&quotes)
             return
         }
-        for child in block.children {
-            if child.intent == .paragraph {
-                let key = try create(type, fields: fields, range: child.range)
-                try attach(key, to: parent, range: child.range)
-                try inlines(child.inlines, into: key, format: [])
-                try flush()
-            } else {
-                try self.block(child, into: parent)
-            }
-        }
+        for child in block.children { try self.block(child, into: &container, quotes: &inner) }
+        Self.opened(&quotes)
     }
 
-    mutating func list(_ block: MarkupBlock, into parent: NodeKey) throws(MarkupError) {
-        guard case .list(let style, _) = block.intent,
-              let listKey = try makeBlock(block.intent, range: block.range) else {
-            for item in block.children { try self.block(item, into: parent) }
+    // MARK: Lists
+
+    mutating func list(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard case .list(let style, let tight) = block.intent else { return }
+        var extra = quotesMember(quotes, isQuote: false, isEmpty: false, container: container)
+        if !tight { extra.append((MarkupDetails.loose, true)) }
+        guard let listKey = try makeBlock(block.intent, details: block.details, extra: extra, range: block.range) else {
+            for item in block.children { try self.block(item, into: &container, quotes: &quotes) }
             return
         }
-        try attach(listKey, to: parent, range: block.range)
+        Self.opened(&quotes)
+        try place(listKey, in: &container, range: block.range)
         // Item values count like Lexical's: an item holding only a nested list repeats the value.
         var value: Int = if case .ordered(let start) = style { start } else { 1 }
         for item in block.children {
             var checked: Bool?
             if case .listItem(let itemChecked) = item.intent { checked = itemChecked }
-            if style == .task && checked == nil { checked = false }
             try listItem(item, checked: checked, value: &value, into: listKey)
         }
     }
 
-    mutating func newItem(checked: Bool?, value: inout Int, holdsList: Bool, into list: NodeKey, range: SourceRange?) throws(MarkupError) -> NodeKey {
+    mutating func newItem(checked: Bool?, value: inout Int, holdsList: Bool, extra: [(String, JSONValue)] = [], into list: NodeKey,
+                          range: SourceRange?) throws(MarkupError) -> NodeKey {
         let context = MarkupImportContext(ordinal: value)
-        guard let key = try makeBlock(.listItem(checked: checked), context: context, range: range) else {
+        guard let key = try makeBlock(.listItem(checked: checked), context: context, extra: extra, range: range) else {
             throw .cannotImport(intent: "list item", reason: "no registered mapping takes list items", range: range)
         }
         try attach(key, to: list, range: range)
@@ -194,77 +335,40 @@ private struct Builder {
         return key
     }
 
-    mutating func listItem(_ item: MarkupBlock, checked: Bool?, value: inout Int, into list: NodeKey) throws(MarkupError) {
-        guard let probe = mappings.importing(.block(.listItem(checked: checked)), context: MarkupImportContext(ordinal: value), registry: registry) else {
-            for child in item.children { try block(child, into: list) }
-            return
-        }
-        if !accepts(probe.type, .text) {
-            let key = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: item.range)
-            for child in item.children { try block(child, into: key) }
-            return
-        }
-        // Lexical's list item: inline content, or a single nested list.
-        var current: NodeKey?
-        var sawList = false
-        for child in itemContent(item.children) {
-            try flush()
-            if case .list = child.intent {
-                let holder = try newItem(checked: checked, value: &value, holdsList: true, into: list, range: child.range)
-                try self.list(child, into: holder)
-                current = nil
-                sawList = true
-                continue
-            }
-            if let key = current {
-                try hardBreak(into: key)
-                try inlines(child.inlines, into: key, format: [])
-            } else {
-                let key = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: child.range)
-                try inlines(child.inlines, into: key, format: [])
-                current = key
-            }
-        }
-        try flush()
-        if current == nil && !sawList {
-            _ = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: item.range)
-        }
+    /// Whether an item's blocks fit Lexical's item of inline content: nothing, or one paragraph
+    /// followed by lists only.
+    static func isSimpleItem(_ children: [MarkupBlock]) -> Bool {
+        guard let first = children.first else { return true }
+        guard first.intent == .paragraph else { return false }
+        return children.dropFirst().allSatisfy { if case .list = $0.intent { true } else { false } }
     }
 
-    /// The blocks of a list item as paragraphs of inline content or lists: code becomes
-    /// code-formatted lines, quotes and other containers give their content.
-    func itemContent(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
-        var result: [MarkupBlock] = []
-        for block in blocks {
-            switch block.intent {
-            case .paragraph, .heading, .tableCell:
-                result.append(MarkupBlock(.paragraph, inlines: block.inlines, range: block.range))
-            case .list:
-                result.append(block)
-            case .codeBlock, .htmlBlock:
-                var lines = block.literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                // Inline content cannot start or end with a line break: edge blank lines go.
-                while lines.last == "" { lines.removeLast() }
-                while lines.first == "" { lines.removeFirst() }
-                var content: [MarkupInline] = []
-                for (index, line) in lines.enumerated() {
-                    if index > 0 { content.append(MarkupInline(.lineBreak)) }
-                    if !line.isEmpty {
-                        content.append(block.intent == .htmlBlock ? MarkupInline(.text(line)) : MarkupInline(.code(line)))
-                    }
-                }
-                if !content.isEmpty { result.append(MarkupBlock(.paragraph, inlines: content, range: block.range)) }
-            case .thematicBreak:
-                result.append(MarkupBlock(.paragraph, inlines: [MarkupInline(.text("* * *"))], range: block.range))
-            case .table:
-                for row in block.children { result.append(MarkupBlock(.paragraph, inlines: rowAsText(row), range: row.range)) }
-            case .tableRow:
-                result.append(MarkupBlock(.paragraph, inlines: rowAsText(block), range: block.range))
-            case .blockQuote, .listItem:
-                result += itemContent(block.children)
-            }
+    mutating func listItem(_ item: MarkupBlock, checked: Bool?, value: inout Int, into list: NodeKey) throws(MarkupError) {
+        guard let probe = importing(.block(.listItem(checked: checked)), context: MarkupImportContext(ordinal: value)) else {
+            var container = BlockContainer(key: list)
+            var quotes: [QuoteLevel] = []
+            for child in item.children { try block(child, into: &container, quotes: &quotes) }
+            return
         }
-        return result
+        if !accepts(probe.type, .text) || !Self.isSimpleItem(item.children) {
+            // An item of blocks.
+            let onlyList = item.children.count == 1 && { if case .list = item.children[0].intent { true } else { false } }()
+            let key = try newItem(checked: checked, value: &value, holdsList: false,
+                                  extra: onlyList ? [(MarkupDetails.ownItem, .bool(true))] : [], into: list, range: item.range)
+            var container = BlockContainer(key: key)
+            try blocks(item.children, into: &container, quotes: [])
+            return
+        }
+        // Lexical's list item: inline content, then an item of its own per nested list.
+        let key = try newItem(checked: checked, value: &value, holdsList: false, into: list, range: item.range)
+        if let first = item.children.first { try inlines(first.inlines, into: key) }
+        for child in item.children.dropFirst() {
+            try flush()
+            let holder = try newItem(checked: checked, value: &value, holdsList: true, into: list, range: child.range)
+            var container = BlockContainer(key: holder)
+            var quotes: [QuoteLevel] = []
+            try self.list(child, into: &container, quotes: &quotes)
+        }
     }
 
     func rowAsText(_ row: MarkupBlock) -> [MarkupInline] {
@@ -276,28 +380,76 @@ private struct Builder {
         return content
     }
 
-    mutating func code(_ block: MarkupBlock, into parent: NodeKey) throws(MarkupError) {
-        guard let key = try makeBlock(block.intent, range: block.range) else {
-            try paragraph(itemContent([block]).first?.inlines ?? [], into: parent, range: block.range)
+    // MARK: Literal blocks
+
+    /// The lines of a literal without its final line ending.
+    static func lines(_ literal: String) -> [Substring] {
+        var body = Substring(literal)
+        if body.hasSuffix("\n") { body = body.dropLast() }
+        return body.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    mutating func code(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard let key = try makeBlock(block.intent, details: block.details,
+                                      extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container), range: block.range) else {
+            var content: [MarkupInline] = []
+            for (index, line) in Self.lines(block.literal).enumerated() {
+                if index > 0 { content.append(MarkupInline(.lineBreak)) }
+                if !line.isEmpty { content.append(MarkupInline(.code(String(line)))) }
+            }
+            try paragraph(content, into: &container, quotes: &quotes, range: block.range)
             return
         }
-        try attach(key, to: parent, range: block.range)
-        let textType: NodeType = registry.contains("code-highlight") && accepts(state[key]!.type, "code-highlight") ? "code-highlight" : .text
-        var literal = Substring(block.literal)
-        if literal.hasSuffix("\n") { literal = literal.dropLast() }
-        guard !block.literal.isEmpty else { return }
-        for (index, line) in literal.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if index > 0 { try attach(try create(.lineBreak, range: block.range), to: key, range: block.range) }
-            if !line.isEmpty { try attach(try create(textType, text: String(line), range: block.range), to: key, range: block.range) }
+        Self.opened(&quotes)
+        try place(key, in: &container, range: block.range)
+        let textType: NodeType = registry.contains("code-highlight") && accepts(batch[key]!.type, "code-highlight") ? "code-highlight" : .text
+        try literalLines(block.literal, textType: textType, into: key, range: block.range)
+    }
+
+    /// A literal as text lines and line breaks; a literal of one empty line keeps one empty text
+    /// node, so that it differs from an empty literal.
+    mutating func literalLines(_ literal: String, textType: NodeType, into key: NodeKey, range: SourceRange?) throws(MarkupError) {
+        guard !literal.isEmpty else { return }
+        let lines = Self.lines(literal)
+        if lines.count == 1 && lines[0].isEmpty {
+            try attach(try create(textType, range: range), to: key, range: range)
+            return
+        }
+        for (index, line) in lines.enumerated() {
+            if index > 0 { try attach(try create(.lineBreak, range: range), to: key, range: range) }
+            if !line.isEmpty { try attach(try create(textType, text: String(line), range: range), to: key, range: range) }
         }
     }
 
-    mutating func table(_ block: MarkupBlock, into parent: NodeKey) throws(MarkupError) {
-        guard let tableKey = try makeBlock(block.intent, range: block.range) else {
-            for row in block.children { try paragraph(rowAsText(row), into: parent, range: row.range) }
+    mutating func html(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard let key = try makeBlock(block.intent, details: block.details,
+                                      extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container), range: block.range) else {
+            // Raw HTML as text: one paragraph per blank-line-separated chunk.
+            var chunk: [MarkupInline] = []
+            for line in Self.lines(block.literal) + [""] {
+                if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                    if !chunk.isEmpty { try paragraph(chunk, into: &container, quotes: &quotes, range: block.range) }
+                    chunk = []
+                } else {
+                    if !chunk.isEmpty { chunk.append(MarkupInline(.softBreak)) }
+                    chunk.append(MarkupInline(.text(String(line))))
+                }
+            }
             return
         }
-        try attach(tableKey, to: parent, range: block.range)
+        Self.opened(&quotes)
+        try place(key, in: &container, range: block.range)
+        try literalLines(block.literal, textType: .text, into: key, range: block.range)
+    }
+
+    mutating func table(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
+        guard let tableKey = try makeBlock(block.intent, extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container),
+                                           range: block.range) else {
+            for row in block.children { try paragraph(rowAsText(row), into: &container, quotes: &quotes, range: row.range) }
+            return
+        }
+        Self.opened(&quotes)
+        try place(tableKey, in: &container, range: block.range)
         for row in block.children {
             guard let rowKey = try makeBlock(row.intent, range: row.range) else {
                 throw .cannotImport(intent: "table row", reason: "no registered mapping takes table rows", range: row.range)
@@ -313,7 +465,9 @@ private struct Builder {
                 if case .tableCell(_, let alignment) = cell.intent, alignment != .none {
                     fields["format"] = .string(alignment.rawValue)
                 }
-                try paragraph(cell.inlines, into: cellKey, range: cell.range, fields: fields)
+                var cellContainer = BlockContainer(key: cellKey)
+                var noQuotes: [QuoteLevel] = []
+                try paragraph(cell.inlines, into: &cellContainer, quotes: &noQuotes, range: cell.range, fields: fields)
             }
         }
     }
@@ -325,64 +479,155 @@ private struct Builder {
         pending = nil
         var fields: JSONObject = [:]
         if !text.format.isEmpty { fields["format"] = .number(.integer(text.format.rawValue)) }
-        let key = try create(text.type, text: text.text, fields: fields, range: nil)
+        if let spans = text.spans { fields[MarkupDetails.field] = .object([MarkupDetails.spans: spans]) }
+        let key = try create(.text, text: text.text, fields: fields, range: nil)
         try attach(key, to: text.parent, range: nil)
     }
 
-    mutating func text(_ string: String, format: TextFormat, into parent: NodeKey) throws(MarkupError) {
+    mutating func text(_ string: String, format: TextFormat, spans: JSONValue?, into parent: NodeKey) throws(MarkupError) {
         guard !string.isEmpty else { return }
-        if let current = pending, current.parent == parent, current.format == format {
+        if let current = pending, current.parent == parent, current.format == format, current.spans == spans {
             pending!.text += string
             return
         }
         try flush()
-        pending = (parent, format, string, .text)
+        pending = (parent, format, string, spans)
     }
 
-    mutating func hardBreak(into parent: NodeKey) throws(MarkupError) {
+    /// The inline content of a block: its leaves in order, with the spans around each. When the
+    /// text formats alone would nest the spans differently, every leaf keeps its spans.
+    mutating func inlines(_ content: [MarkupInline], into parent: NodeKey) throws(MarkupError) {
+        guard !content.isEmpty else { return }
+        if !content.contains(where: { $0.intent.isContainer && !$0.intent.isImage }) {
+            // No spans (an image is a leaf): every inline is a leaf of its own, as flattening
+            // would give without counting a span.
+            for inline in content {
+                try leafNode(InlineLeaf(content: inline, chain: [], link: nil), explicit: false, into: parent)
+            }
+            try flush()
+            return
+        }
+        var leaves: [InlineLeaf] = []
+        var counter = 0
+        InlineLeaf.flatten(content, chain: [], into: &leaves, counter: &counter)
+        let explicit = counter > 0 && !InlineLeaf.defaultReproduces(content, leaves: leaves)
+        var linkNode: (id: Int, key: NodeKey)?
+        for leaf in leaves {
+            let target: NodeKey
+            if let link = leaf.link {
+                if linkNode?.id != link.id {
+                    try flush()
+                    guard let (type, fields) = importing(.inline(link.inline.intent)), accepts(batch[parent]!.type, type) else {
+                        linkNode = nil
+                        try leafNode(leaf, explicit: explicit, into: parent)
+                        continue
+                    }
+                    var linkFields = fields
+                    if link.inline.details.count > 0 { linkFields[MarkupDetails.field] = .object(link.inline.details) }
+                    let key = try create(type, fields: linkFields, range: link.inline.range)
+                    try attach(key, to: parent, range: link.inline.range)
+                    linkNode = (link.id, key)
+                }
+                target = linkNode!.key
+            } else {
+                if linkNode != nil { try flush() }
+                linkNode = nil
+                target = parent
+            }
+            try leafNode(leaf, explicit: explicit, into: target)
+        }
         try flush()
-        let key = try create(.lineBreak, fields: [MarkupImporter.hardBreakField: .bool(true)], range: nil)
-        try attach(key, to: parent, range: nil)
     }
 
-    mutating func inlines(_ content: [MarkupInline], into parent: NodeKey, format: TextFormat) throws(MarkupError) {
-        for inline in content {
-            switch inline.intent {
-            case .text(let string), .html(let string):
-                try text(string, format: format, into: parent)
-            case .code(let string):
-                try text(string, format: format.union(.code), into: parent)
-            case .softBreak:
-                try flush()
-                try attach(try create(.lineBreak, range: inline.range), to: parent, range: inline.range)
-            case .lineBreak:
-                try hardBreak(into: parent)
-            case .emphasis:
-                try inlines(inline.children, into: parent, format: format.union(.italic))
-            case .strong:
-                try inlines(inline.children, into: parent, format: format.union(.bold))
-            case .strikethrough:
-                try inlines(inline.children, into: parent, format: format.union(.strikethrough))
-            case .link:
-                guard let (type, fields) = mappings.importing(.inline(inline.intent), registry: registry),
-                      accepts(state[parent]!.type, type) else {
-                    try inlines(inline.children, into: parent, format: format)
-                    continue
-                }
-                try flush()
-                let key = try create(type, fields: fields, range: inline.range)
-                try attach(key, to: parent, range: inline.range)
-                try inlines(inline.children, into: key, format: format)
-                try flush()
-            case .image:
-                let alt = inline.children.map(\.plainText).joined()
-                guard let (type, fields) = mappings.importing(.inline(inline.intent), context: MarkupImportContext(plainText: alt), registry: registry),
-                      accepts(state[parent]!.type, type) else {
-                    try text(alt, format: format, into: parent)
-                    continue
-                }
-                try flush()
-                try attach(try create(type, fields: fields, range: inline.range), to: parent, range: inline.range)
+    mutating func leafNode(_ leaf: InlineLeaf, explicit: Bool, into parent: NodeKey) throws(MarkupError) {
+        let spans: JSONValue? = explicit ? .array(leaf.chainTokens.map(JSONValue.string)) : nil
+        func markup(_ details: JSONObject) -> JSONValue? {
+            var object = details
+            if let spans { object[MarkupDetails.spans] = spans }
+            return object.count == 0 ? nil : .object(object)
+        }
+        switch leaf.content.intent {
+        case .text(let string):
+            try text(string, format: leaf.format, spans: spans, into: parent)
+        case .code(let string):
+            try text(string, format: leaf.format.union(.code), spans: spans, into: parent)
+        case .softBreak, .lineBreak:
+            try flush()
+            var fields: JSONObject = [:]
+            if leaf.content.intent == .lineBreak { fields[MarkupImporter.hardBreakField] = true }
+            if let markup = markup(leaf.content.details) { fields[MarkupDetails.field] = markup }
+            try attach(try create(.lineBreak, fields: fields, range: leaf.content.range), to: parent, range: leaf.content.range)
+        case .html(let html):
+            guard let (type, fields) = importing(.inline(leaf.content.intent)), accepts(batch[parent]!.type, type) else {
+                try text(html, format: leaf.format, spans: spans, into: parent)
+                return
+            }
+            try flush()
+            var nodeFields = fields
+            if let markup = markup([:]) { nodeFields[MarkupDetails.field] = markup }
+            let role = registry.plugin(for: type)?.role
+            try attach(try create(type, text: role == .text ? html : "", fields: nodeFields, range: leaf.content.range), to: parent,
+                       range: leaf.content.range)
+        case .image, .footnoteReference:
+            let alt = leaf.content.children.map(\.plainText).joined()
+            guard let (type, fields) = importing(.inline(leaf.content.intent), context: MarkupImportContext(plainText: alt)),
+                  accepts(batch[parent]!.type, type) else {
+                try text(leaf.content.plainText == "" ? alt : (leaf.content.intent.isImage ? alt : leaf.content.plainText),
+                         format: leaf.format, spans: spans, into: parent)
+                return
+            }
+            try flush()
+            var nodeFields = fields
+            if let markup = markup([:]) { nodeFields[MarkupDetails.field] = markup }
+            try attach(try create(type, fields: nodeFields, range: leaf.content.range), to: parent, range: leaf.content.range)
+        case .emphasis, .strong, .strikethrough, .link:
+            break
+        }
+    }
+}
+
+extension InlineIntent {
+    var isImage: Bool {
+        if case .image = self { return true }
+        return false
+    }
+}
+
+/// The kinds of intent the importer caches its mapping lookups by.
+enum IntentKind: Hashable {
+    case paragraph, heading, blockQuote, list, listItem, codeBlock, htmlBlock, thematicBreak, table, tableRow, tableCell, footnoteDefinition
+    case text, softBreak, lineBreak, code, html, emphasis, strong, strikethrough, link, image, footnoteReference
+
+    init(_ intent: MarkupIntent) {
+        switch intent {
+        case .block(let block):
+            switch block {
+            case .paragraph: self = .paragraph
+            case .heading: self = .heading
+            case .blockQuote: self = .blockQuote
+            case .list: self = .list
+            case .listItem: self = .listItem
+            case .codeBlock: self = .codeBlock
+            case .htmlBlock: self = .htmlBlock
+            case .thematicBreak: self = .thematicBreak
+            case .table: self = .table
+            case .tableRow: self = .tableRow
+            case .tableCell: self = .tableCell
+            case .footnoteDefinition: self = .footnoteDefinition
+            }
+        case .inline(let inline):
+            switch inline {
+            case .text: self = .text
+            case .softBreak: self = .softBreak
+            case .lineBreak: self = .lineBreak
+            case .code: self = .code
+            case .html: self = .html
+            case .emphasis: self = .emphasis
+            case .strong: self = .strong
+            case .strikethrough: self = .strikethrough
+            case .link: self = .link
+            case .image: self = .image
+            case .footnoteReference: self = .footnoteReference
             }
         }
     }

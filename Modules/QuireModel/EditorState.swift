@@ -9,8 +9,8 @@ import HashTreeCollections
 public struct EditorState: Sendable {
     /// The node types this state was built with; it decides roles and flat-string contributions.
     public let registry: NodeRegistry
-    private var nodes: TrackedNodes
-    private var nextKeyValue: Int
+    var nodes: TrackedNodes
+    var nextKeyValue: Int
     /// The selection, if the document has one.
     public var selection: RangeSelection?
     /// The operations written since `beginRecordingOperations()`; nil when not recording.
@@ -24,7 +24,7 @@ public struct EditorState: Sendable {
             key: .root, type: .root, role: .root, isUnknown: false, text: "",
             fields: Self.defaultFields(rootPlugin)
         )
-        nodes = TrackedNodes(storage: [.root: root])
+        nodes = TrackedNodes(root: root)
         nextKeyValue = 1
         selection = nil
         recording = nil
@@ -109,9 +109,10 @@ public struct EditorState: Sendable {
     /// Whether both states hold exactly the same nodes (keys, links, text and fields), whatever
     /// their selections.
     ///
-    /// - Complexity: O(n) in the worst case; subtrees the two states share are skipped.
+    /// - Complexity: O(w) for states that share the nodes stored in bulk (w the nodes written
+    ///   since), else O(n · log₃₂ n); subtrees of written nodes the two states share are skipped.
     public func hasSameNodes(as other: EditorState) -> Bool {
-        nodes.storage == other.nodes.storage
+        nodes.hasSameNodes(as: other.nodes)
     }
 
     /// The node with `key`, or a `ModelError.nodeNotFound`.
@@ -124,19 +125,28 @@ public struct EditorState: Sendable {
     ///
     /// - Complexity: O(1) to create; each step of the iteration is one lookup.
     public func children(of key: NodeKey) -> Children {
-        Children(state: self, first: nodes[key]?.firstChild)
+        Children(state: self, firstKey: nodes[key]?.firstChild)
     }
 
     /// The children of a node, followed through the sibling links.
     public struct Children: Sequence {
         let state: EditorState
-        let first: NodeKey?
+        let firstKey: NodeKey?
 
-        public func makeIterator() -> AnyIterator<Node> {
-            var current = first.flatMap { state[$0] }
-            return AnyIterator {
-                defer { current = current?.nextSibling.flatMap { state[$0] } }
-                return current
+        /// The first child, if any.
+        public var first: Node? { firstKey.flatMap { state[$0] } }
+
+        public func makeIterator() -> Iterator { Iterator(state: state, upcoming: firstKey) }
+
+        /// Follows the sibling links from the first child.
+        public struct Iterator: IteratorProtocol {
+            let state: EditorState
+            var upcoming: NodeKey?
+
+            public mutating func next() -> Node? {
+                guard let key = upcoming, let node = state[key] else { return nil }
+                upcoming = node.nextSibling
+                return node
             }
         }
     }
@@ -448,20 +458,4 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             "cannot apply \(operation.kindName) on node \(operation.key.map(String.init(describing:)) ?? "-"): \(reason)"
         }
     }
-}
-
-/// The node storage, remembering which keys were written.
-private struct TrackedNodes: Sendable {
-    var storage: TreeDictionary<NodeKey, Node>
-    var dirty: Set<NodeKey> = []
-
-    subscript(key: NodeKey) -> Node? {
-        get { storage[key] }
-        set {
-            storage[key] = newValue
-            dirty.insert(key)
-        }
-    }
-
-    var count: Int { storage.count }
 }

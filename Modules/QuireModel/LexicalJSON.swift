@@ -75,9 +75,14 @@ public enum LexicalJSON {
         guard case .object(let rootObject) = rootValue else {
             throw LexicalJSONError(.wrongType(expected: "object", found: rootValue.typeName), at: "$.root")
         }
-        var importer = Importer(state: EditorState(registry: registry))
-        try importer.importRoot(rootObject)
-        return importer.state
+        var state = EditorState(registry: registry)
+        var importer = Importer(batch: state.makeBatch())
+        let (fields, roots) = try importer.importRoot(rootObject)
+        state.setRootFields(fields)
+        do { try state.insert(importer.batch, roots: roots, under: .root, after: nil) } catch {
+            preconditionFailure("the importer checked every node it built: \(error)")
+        }
+        return state
     }
 
     /// The document as Lexical JSON.
@@ -111,7 +116,8 @@ public enum LexicalJSON {
 }
 
 private struct Importer {
-    var state: EditorState
+    var batch: NodeBatch
+    let registry: NodeRegistry
     /// Per node type, the plugin and its field specs, looked up once per import rather than per node.
     private var plans: [NodeType: Plan] = [:]
 
@@ -120,29 +126,30 @@ private struct Importer {
         let fields: [FieldSpec]
     }
 
-    init(state: EditorState) { self.state = state }
+    init(batch: NodeBatch) {
+        self.batch = batch
+        self.registry = batch.registry
+    }
 
     mutating func plan(for type: NodeType) -> Plan? {
         if let plan = plans[type] { return plan }
-        guard let plugin = state.registry.plugin(for: type) else { return nil }
+        guard let plugin = registry.plugin(for: type) else { return nil }
         let plan = Plan(plugin: plugin, fields: plugin.fields)
         plans[type] = plan
         return plan
     }
 
-    mutating func importRoot(_ object: JSONObject) throws(LexicalJSONError) {
+    /// The root's fields and its children's keys, every node built into the batch.
+    mutating func importRoot(_ object: JSONObject) throws(LexicalJSONError) -> (fields: JSONObject, children: [NodeKey]) {
         let path = "$.root"
         guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path) }
         guard typeValue == .string("root") else { throw LexicalJSONError(.misplacedRoot, at: path) }
-        let rootPlugin = state.registry.plugin(for: .root) ?? RootNodePlugin()
-        var root = state.root
-        root.fields = try fields(of: object, specs: rootPlugin.fields, role: .root, path: path)
-        let children = try childArray(of: object, path: path)
-        let (first, last) = try importChildren(children, parent: root, parentPlugin: rootPlugin, path: path)
-        root.firstChild = first
-        root.lastChild = last
-        root.childCount = children.count
-        state.storeImported(root)
+        let rootPlugin = registry.plugin(for: .root) ?? RootNodePlugin()
+        let fields = try fields(of: object, specs: rootPlugin.fields, role: .root, path: path)
+        let rootNode = Node(key: .root, type: .root, role: .root, isUnknown: false, text: "", fields: fields)
+        var roots: [NodeKey] = []
+        try importChildren(try childArray(of: object, path: path), parent: rootNode, parentPlugin: rootPlugin, path: path) { roots.append($1) }
+        return (fields, roots)
     }
 
     func childArray(of object: JSONObject, path: String) throws(LexicalJSONError) -> [JSONValue] {
@@ -153,15 +160,15 @@ private struct Importer {
         return children
     }
 
-    /// Imports `children` under `parent`, linking siblings as it goes; returns the first and last keys.
+    /// Imports `children` under `parent`, each built into the batch before its own children, and
+    /// hands every child's key to `link` (which links it under the parent).
     mutating func importChildren(
-        _ children: [JSONValue], parent: Node, parentPlugin: (any NodePlugin)?, path: String
-    ) throws(LexicalJSONError) -> (NodeKey?, NodeKey?) {
-        guard !children.isEmpty else { return (nil, nil) }
-        // Keys are reserved up front so that each node is stored once, already linked.
-        let keys = (0..<children.count).map { _ in state.allocateKey() }
+        _ children: [JSONValue], parent: Node, parentPlugin: (any NodePlugin)?, path: String,
+        link: (inout NodeBatch, NodeKey) -> Void
+    ) throws(LexicalJSONError) {
+        guard !children.isEmpty else { return }
         // Only an unknown child needs to know whether its siblings are inline; most documents have none.
-        let registry = state.registry
+        let registry = self.registry
         lazy var siblingsHaveInline = children.contains { child in
             guard let type = child.objectValue?["type"]?.stringValue,
                   let plugin = registry.plugin(for: NodeType(type)) else { return false }
@@ -172,25 +179,20 @@ private struct Importer {
             guard case .object(let object) = childValue else {
                 throw LexicalJSONError(.wrongType(expected: "object", found: childValue.typeName), at: childPath)
             }
-            var node = try makeNode(
-                object, key: keys[index], parent: parent, parentPlugin: parentPlugin,
+            let node = try makeNode(
+                object, key: batch.nextKey, parent: parent, parentPlugin: parentPlugin,
                 siblingsHaveInline: { siblingsHaveInline }, path: childPath
             )
-            node.previousSibling = index > 0 ? keys[index - 1] : nil
-            node.nextSibling = index + 1 < keys.count ? keys[index + 1] : nil
+            batch.addChecked(node)
+            link(&batch, node.key)
             if node.role.isElement {
-                let grandchildren = try childArray(of: object, path: childPath)
-                let (first, last) = try importChildren(
-                    grandchildren, parent: node, parentPlugin: node.isUnknown ? nil : state.registry.plugin(for: node.type),
-                    path: childPath
-                )
-                node.firstChild = first
-                node.lastChild = last
-                node.childCount = grandchildren.count
+                let parentKey = node.key
+                try importChildren(
+                    try childArray(of: object, path: childPath), parent: node,
+                    parentPlugin: node.isUnknown ? nil : registry.plugin(for: node.type), path: childPath
+                ) { batch, child in batch.appendChecked(child, to: parentKey) }
             }
-            state.storeImported(node)
         }
-        return (keys.first, keys.last)
     }
 
     mutating func makeNode(
@@ -231,7 +233,6 @@ private struct Importer {
         if let parentPlugin, !parentPlugin.childRule.accepts(type: node.type, role: node.role) {
             throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path)
         }
-        node.parent = parent.key
         return node
     }
 

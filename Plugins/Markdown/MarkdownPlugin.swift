@@ -4,8 +4,17 @@ import QuireModel
 /// Markdown (CommonMark 0.31 + GFM) read by Debian's cmark-gfm and written by `MarkdownWriter`:
 /// the markup format the `markdown` plugin contributes.
 public struct MarkdownFormat: MarkupParser, MarkupSerializer {
+    /// How deep block containers (quotes, lists, items, footnotes) and inline spans nest before
+    /// deeper ones give their content to the level above: what keeps hostile input (100,000
+    /// nested quotes) linear and every later stage's recursion shallow, while the JSON of the
+    /// deepest document stays within the JSON reader's nesting limit.
+    public static let defaultMaxDepth = 100
+
+    /// The nesting bound in force.
+    public let maxDepth: Int
+
     /// A format.
-    public init() {}
+    public init(maxDepth: Int = MarkdownFormat.defaultMaxDepth) { self.maxDepth = max(1, maxDepth) }
 
     /// "markdown".
     public var formatName: String { "markdown" }
@@ -19,7 +28,8 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
     public func parse(_ source: String) throws(MarkupError) -> MarkupDocument {
         try CmarkGFM.withUTF8(of: source) { (bytes) throws(MarkupError) -> MarkupDocument in
             try CmarkGFM.withDocument(bytes) { (_, root) -> MarkupDocument in
-                CmarkConverter(bytes: bytes).document(root)
+                var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
+                return converter.document(root)
             }
         }
     }
@@ -71,10 +81,13 @@ public struct MarkdownConverter: Sendable {
 }
 
 extension PluginDescriptor {
-    /// The markdown plugin, selected as `markdown`: contributes `MarkdownFormat` (no node types).
+    /// The markdown plugin, selected as `markdown`: contributes `MarkdownFormat` and the node
+    /// types that keep what only markdown has: raw HTML (`rawhtml`, `rawhtml-inline`) and
+    /// footnotes (`footnote`, `footnote-reference`), with their mappings.
     public static let markdown = PluginDescriptor(
         name: "markdown", summary: "Markdown (CommonMark + GFM) through cmark-gfm", options: NoOptions.self
     ) { _ in
-        ([], [.markupParser(MarkdownFormat()), .markupSerializer(MarkdownFormat())])
+        ([RawHTMLBlockNodePlugin(), RawHTMLInlineNodePlugin(), FootnoteNodePlugin(), FootnoteReferenceNodePlugin()],
+         [.markupParser(MarkdownFormat()), .markupSerializer(MarkdownFormat())] + MarkdownNodeMappings.all.map(PluginContribution.markupMapping))
     }
 }

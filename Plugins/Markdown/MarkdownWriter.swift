@@ -1,12 +1,21 @@
 import QuireMarkup
+import QuireModel
 
 /// Writes a `MarkupDocument` as CommonMark + GFM that cmark-gfm reads back as the same document.
 ///
-/// - blocks are separated by blank lines; tight lists keep their items together;
-/// - nested blocks are indented under their list item's content column, quotes get `> `;
-/// - sibling lists alternate their markers (`-`/`*`, `.`/`)`) so that they stay separate;
+/// - blocks are separated by blank lines; tight lists keep their items and their items' blocks
+///   together;
+/// - nested blocks are written under their container's prefixes (`> ` for a quote, the content
+///   column of a list item, four spaces in a footnote), line by line, so the output is linear in
+///   the document's size however deep it nests;
+/// - the source's choices kept in the blocks' and inlines' details (``MarkupDetails``) are
+///   written back: bullets and delimiters, setext headings, fences and info strings, indented
+///   code, rule characters, emphasis written with `_`, hard breaks written with spaces,
+///   autolinks; without them, the defaults (`-`, `.`, ATX, backtick fences, `***`, `*`, `\`);
+/// - sibling lists that would run together get other markers (`-`/`*`, `.`/`)`);
 /// - task items are written `- [x]`; ordered lists keep their start number;
-/// - code blocks get a fence longer than any backtick run inside them;
+/// - code blocks get a fence longer than any run of its character inside them;
+/// - raw HTML is written as it is; footnotes as `[^label]` and `[^label]: …`;
 /// - text escapes `\`, backticks, `*`, `_`, `~`, brackets and `<` everywhere, entity-like `&`,
 ///   and at a line start whatever would begin a block (`#`, `>`, `-`, `+`, `=`, a "1." marker,
 ///   leading whitespace); trailing whitespace before a line end is written as `&#32;`.
@@ -19,139 +28,223 @@ public struct MarkdownWriter: Sendable {
 
     /// The markdown text of `document`, ending with a newline unless it is empty.
     ///
-    /// - Complexity: O(n) in the size of the document, times the nesting depth for indentation.
+    /// - Complexity: O(n) in the size of the output.
     public func write(_ document: MarkupDocument) -> String {
-        let lines = blockLines(document.blocks, tight: false)
-        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+        var writer = BlockWriter()
+        writer.blocks(document.blocks, tight: false)
+        return writer.output
+    }
+}
+
+/// Writes blocks line by line under the prefixes of the containers they are in.
+struct BlockWriter {
+    var output = ""
+
+    /// A container's prefix: its first line's (a list item's marker) and the others'.
+    struct Prefix {
+        var first: String
+        var rest: String
+        var isFirstPending = true
+    }
+
+    var prefixes: [Prefix] = []
+
+    /// Writes one line under the containers' prefixes; an empty line drops the prefixes'
+    /// trailing spaces (`>` for a blank line in a quote).
+    mutating func line(_ text: String) {
+        var line = ""
+        for index in prefixes.indices {
+            if prefixes[index].isFirstPending {
+                line += prefixes[index].first
+                prefixes[index].isFirstPending = false
+            } else {
+                line += prefixes[index].rest
+            }
+        }
+        line += text
+        if text.isEmpty {
+            while line.last == " " { line.removeLast() }
+        }
+        output += line
+        output += "\n"
+    }
+
+    mutating func lines(_ texts: [String]) {
+        for text in texts { line(text) }
+    }
+
+    mutating func within(first: String, rest: String, _ body: (inout BlockWriter) -> Void) {
+        prefixes.append(Prefix(first: first, rest: rest))
+        body(&self)
+        // A container with no line of its own still shows its marker.
+        if prefixes[prefixes.count - 1].isFirstPending { line("") }
+        prefixes.removeLast()
     }
 
     // MARK: Blocks
 
-    func blockLines(_ blocks: [MarkupBlock], tight: Bool) -> [String] {
-        var lines: [String] = []
+    mutating func blocks(_ blocks: [MarkupBlock], tight: Bool) {
         var previous: MarkupBlock?
-        var previousMarker = 0
+        var previousMarker: String?
         for block in blocks {
-            var markerVariant = 0
-            if case .list(let style, _) = block.intent, let previous, case .list(let previousStyle, _) = previous.intent,
-               Self.isOrdered(style) == Self.isOrdered(previousStyle) {
-                markerVariant = 1 - previousMarker
-            }
-            if let previous, needsBlankLine(between: previous, and: block, tight: tight) { lines.append("") }
-            lines += self.lines(block, markerVariant: markerVariant)
+            if let previous, Self.needsBlankLine(between: previous, and: block, tight: tight) { line("") }
+            previousMarker = self.block(block, after: previous, previousMarker: previousMarker, tight: tight)
             previous = block
-            previousMarker = markerVariant
         }
-        return lines
     }
+
+    static func needsBlankLine(between previous: MarkupBlock, and next: MarkupBlock, tight: Bool) -> Bool {
+        guard tight else { return true }
+        // Inside a tight item the blocks follow each other directly, except where they would
+        // join: two paragraphs would merge (a setext heading would take the paragraph along),
+        // a paragraph after a table would be a row, and a list may only interrupt a paragraph
+        // when it starts at 1 with a non-empty first item.
+        switch previous.intent {
+        case .paragraph, .tableCell:
+            switch next.intent {
+            case .paragraph, .tableCell: return true
+            case .heading: return next.details[MarkupDetails.setext] == .bool(true)
+            case .list(let style, _):
+                if case .ordered(let start) = style, start != 1 { return true }
+                return next.children.first?.children.isEmpty ?? true
+            default: return false
+            }
+        case .table:
+            return next.intent == .paragraph
+        default:
+            return false
+        }
+    }
+
+    /// Writes one block; returns the list marker it used (for the next sibling list).
+    mutating func block(_ block: MarkupBlock, after previous: MarkupBlock?, previousMarker: String?, tight: Bool) -> String? {
+        switch block.intent {
+        case .paragraph, .tableCell:
+            lines(InlineWriter.lines(block.inlines))
+        case .heading(let level):
+            lines(headingLines(block, level: level))
+        case .blockQuote:
+            within(first: "> ", rest: "> ") { $0.blocks(block.children, tight: false) }
+        case .list(let style, let tight):
+            return list(block, style: style, tight: tight, after: previous, previousMarker: previousMarker)
+        case .listItem:
+            within(first: "- ", rest: "  ") { $0.blocks(block.children, tight: true) }
+        case .codeBlock(let language):
+            lines(codeLines(block, language: language, after: previous, tight: tight))
+        case .htmlBlock:
+            lines(Self.literalLines(block.literal))
+        case .thematicBreak:
+            var rule = block.details[MarkupDetails.rule]?.stringValue ?? "***"
+            let isRule = rule.filter { $0 != " " && $0 != "\t" }.count >= 3
+                && Set(rule.filter { $0 != " " && $0 != "\t" }).count == 1 && "*-_".contains(rule.first { $0 != " " } ?? "x")
+            // "---" under a paragraph would underline it as a heading.
+            if !isRule || (tight && rule.contains("-") && previous?.intent == .paragraph) { rule = "***" }
+            line(rule)
+        case .table:
+            lines(tableLines(block))
+        case .tableRow:
+            line(rowLine(block.children.map(\.inlines), columns: block.children.count))
+        case .footnoteDefinition(let label):
+            within(first: "[^" + label + "]: ", rest: "    ") { writer in
+                // Indented code needs its four spaces from the definition's content column.
+                if case .codeBlock = block.children.first?.intent, block.children.first?.details[MarkupDetails.fence] == "" { writer.line("") }
+                writer.blocks(block.children, tight: false)
+            }
+        }
+        return nil
+    }
+
+    static func literalLines(_ literal: String) -> [String] {
+        var body = Substring(literal)
+        if body.hasSuffix("\n") { body = body.dropLast() }
+        return body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    func headingLines(_ block: MarkupBlock, level: Int) -> [String] {
+        let content = InlineWriter.lines(block.inlines, context: .heading)
+        let setext = block.details[MarkupDetails.setext] == .bool(true)
+        if level <= 2 && !content.isEmpty && (content.count > 1 || setext) {
+            return content + [level == 1 ? "===" : "---"]
+        }
+        let single = content.count > 1 ? InlineWriter.lines(block.inlines, context: .headingOneLine) : content
+        let text = single.first ?? ""
+        return [String(repeating: "#", count: max(1, min(6, level))) + (text.isEmpty ? "" : " " + text)]
+    }
+
+    // MARK: Lists
 
     static func isOrdered(_ style: ListStyle) -> Bool {
         if case .ordered = style { return true }
         return false
     }
 
-    func needsBlankLine(between previous: MarkupBlock, and next: MarkupBlock, tight: Bool) -> Bool {
-        guard tight else { return true }
-        // Inside a tight item: two paragraphs would merge, and a list may only interrupt a
-        // paragraph when it starts at 1 with a non-empty first item.
-        guard previous.intent.hasInlineContent || previous.intent == .paragraph else { return true }
-        switch next.intent {
-        case .paragraph, .tableCell: return true
-        case .list(let style, _):
-            if case .ordered(let start) = style, start != 1 { return true }
-            return next.children.first?.children.isEmpty ?? true
-        default: return false
+    mutating func list(_ list: MarkupBlock, style: ListStyle, tight: Bool, after previous: MarkupBlock?, previousMarker: String?) -> String {
+        let ordered = Self.isOrdered(style) || list.details[MarkupDetails.orderedStart] != nil
+        var mark: String
+        if ordered {
+            mark = list.details[MarkupDetails.delimiter]?.stringValue == ")" ? ")" : "."
+        } else {
+            mark = list.details[MarkupDetails.bullet]?.stringValue ?? "-"
+            if !["-", "*", "+"].contains(mark) { mark = "-" }
         }
-    }
-
-    func lines(_ block: MarkupBlock, markerVariant: Int) -> [String] {
-        switch block.intent {
-        case .paragraph, .tableCell:
-            return InlineWriter.lines(block.inlines)
-        case .heading(let level):
-            let content = InlineWriter.lines(block.inlines, context: .heading)
-            if content.count > 1 && level <= 2 {
-                return content + [level == 1 ? "===" : "---"]
-            }
-            let single = content.count > 1 ? InlineWriter.lines(block.inlines, context: .headingOneLine) : content
-            let text = single.first ?? ""
-            return [String(repeating: "#", count: level) + (text.isEmpty ? "" : " " + text)]
-        case .blockQuote:
-            let inner = blockLines(block.children, tight: false)
-            if inner.isEmpty { return [">"] }
-            return inner.map { $0.isEmpty ? ">" : "> " + $0 }
-        case .list(let style, let tight):
-            return listLines(block, style: style, tight: tight, variant: markerVariant)
-        case .listItem:
-            return listItemLines(block, marker: "-", tight: true)
-        case .codeBlock(let language):
-            return codeLines(block.literal, language: language)
-        case .htmlBlock:
-            var literal = Substring(block.literal)
-            if literal.hasSuffix("\n") { literal = literal.dropLast() }
-            return literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        case .thematicBreak:
-            return ["***"]
-        case .table:
-            return tableLines(block)
-        case .tableRow:
-            return [rowLine(block.children.map(\.inlines), columns: block.children.count)]
+        // A list right after another of the same kind needs another marker, or they would join.
+        if let previous, case .list = previous.intent, previousMarker == mark {
+            mark = ordered ? (mark == "." ? ")" : ".") : (mark == "-" ? "*" : "-")
         }
-    }
-
-    func listLines(_ list: MarkupBlock, style: ListStyle, tight: Bool, variant: Int) -> [String] {
-        var lines: [String] = []
-        let bullet = variant == 0 ? "-" : "*"
+        var start = 1
+        if case .ordered(let value) = style { start = value }
+        if let value = list.details[MarkupDetails.orderedStart]?.intValue { start = value }
+        // cmark reads at most nine digits, never a sign.
+        start = min(max(start, 0), 999_999_999 - list.children.count)
         for (index, item) in list.children.enumerated() {
-            if index > 0 && !tight { lines.append("") }
-            let marker: String
-            switch style {
-            case .bullet: marker = bullet
-            case .ordered(let start): marker = "\(start + index)" + (variant == 0 ? "." : ")")
-            case .task:
-                var checked = false
-                if case .listItem(let value) = item.intent { checked = value ?? false }
-                marker = bullet + (checked ? " [x]" : " [ ]")
+            if index > 0 && !tight { line("") }
+            var marker = ordered ? String(start + index) + mark : mark
+            let indent = String(repeating: " ", count: marker.count + 1)
+            if case .listItem(let checked?) = item.intent { marker += checked ? " [x]" : " [ ]" }
+            within(first: marker + " ", rest: indent) { $0.blocks(item.children, tight: tight) }
+        }
+        return mark
+    }
+
+    // MARK: Code
+
+    func codeLines(_ block: MarkupBlock, language: String?, after previous: MarkupBlock?, tight: Bool) -> [String] {
+        let literal = block.literal
+        let content = literal.isEmpty ? [] : Self.literalLines(literal)
+        let requested = block.details[MarkupDetails.fence]?.stringValue
+        // Indented code as the source had it, where it cannot join what is before it.
+        if requested == "", let first = content.first, let last = content.last,
+           !first.allSatisfy({ $0 == " " || $0 == "\t" }), !last.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            var safe = true
+            switch previous?.intent {
+            case .list?, .codeBlock?: safe = false
+            case .paragraph?, .heading?: safe = !tight
+            default: break
             }
-            lines += listItemLines(item, marker: marker, tight: tight, contentIndent: Self.contentIndent(style: style, marker: marker))
+            if safe { return content.map { $0.isEmpty ? "" : "    " + $0 } }
         }
-        return lines
-    }
-
-    static func contentIndent(style: ListStyle, marker: String) -> Int {
-        if case .task = style { return 2 }
-        return marker.count + 1
-    }
-
-    func listItemLines(_ item: MarkupBlock, marker: String, tight: Bool, contentIndent: Int? = nil) -> [String] {
-        let indent = String(repeating: " ", count: contentIndent ?? marker.count + 1)
-        let inner = blockLines(item.children, tight: tight)
-        guard let first = inner.first else { return [marker] }
-        var lines = [first.isEmpty ? marker : marker + " " + first]
-        for line in inner.dropFirst() { lines.append(line.isEmpty ? "" : indent + line) }
-        return lines
-    }
-
-    func codeLines(_ literal: String, language: String?) -> [String] {
-        let language = language ?? ""
-        let fenceCharacter: Character = language.contains("`") ? "~" : "`"
+        let info = block.details[MarkupDetails.info]?.stringValue ?? language ?? ""
+        var fenceCharacter: Character = requested?.first == "~" ? "~" : "`"
+        if fenceCharacter == "`" && info.contains("`") { fenceCharacter = "~" }
+        // Only a line of fence characters (after at most three spaces) could close the fence.
         var longest = 0
-        var run = 0
-        for character in literal {
-            run = character == fenceCharacter ? run + 1 : 0
-            longest = max(longest, run)
+        for line in content {
+            let indent = line.prefix { $0 == " " }.count
+            let body = line.dropFirst(indent)
+            let run = body.prefix { $0 == fenceCharacter }.count
+            if indent <= 3, body.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" }) { longest = max(longest, run) }
         }
-        let fence = String(repeating: fenceCharacter, count: max(3, longest + 1))
-        var info = ""
-        for character in language {
-            if character == "\\" || character == "&" { info.append("\\") }
-            info.append(character)
+        let spaced = requested?.hasSuffix(" ") == true && !info.isEmpty
+        let fence = String(repeating: fenceCharacter, count: max(3, requested?.filter { $0 != " " }.count ?? 0, longest + 1))
+        var escaped = ""
+        for character in info {
+            if character == "\\" || character == "&" { escaped.append("\\") }
+            escaped.append(character)
         }
-        var body = Substring(literal)
-        if body.hasSuffix("\n") { body = body.dropLast() }
-        let content = literal.isEmpty ? [] : body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        return [fence + info] + content + [fence]
+        return [fence + (spaced ? " " : "") + escaped] + content + [fence]
     }
+
+    // MARK: Tables
 
     func tableLines(_ table: MarkupBlock) -> [String] {
         guard case .table(let alignments) = table.intent, let header = table.children.first else { return [] }
@@ -218,9 +311,9 @@ struct InlineWriter {
         }
     }
 
-    mutating func newLine(hard: Bool) {
+    mutating func newLine(hard: Bool, spaces: Bool = false) {
         endLine()
-        if hard { append("\\") }
+        if hard { append(spaces ? "  " : "\\") }
         lines.append("")
         atLineStart = true
     }
@@ -234,7 +327,16 @@ struct InlineWriter {
             case .text(let text):
                 writeText(text)
             case .html(let html):
-                append(html)
+                // Raw HTML is written as it is; its line endings are lines of the block.
+                for (number, part) in html.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    if number > 0 {
+                        lines.append("")
+                    }
+                    append(String(part))
+                }
+                atLineStart = false
+            case .footnoteReference(let label):
+                append("[^" + label + "]")
                 atLineStart = false
             case .code(let code):
                 writeCode(code)
@@ -248,13 +350,17 @@ struct InlineWriter {
                 // A soft break may not leave an empty line (it would end the paragraph).
                 let nextIsBreak = index + 1 < inlines.count && [.softBreak, .lineBreak].contains(inlines[index + 1].intent)
                 let hard = inline.intent == .lineBreak || currentLineIsEmpty || nextIsBreak || last
-                newLine(hard: hard)
+                newLine(hard: hard, spaces: hard && inline.details[MarkupDetails.spaces] == .bool(true) && !currentLineIsEmpty && !last)
             case .emphasis:
-                wrap("*", inline.children, last: last)
+                wrap(Self.delimiter(inline, default: "*", allowed: ["*", "_"]), inline.children, last: last)
             case .strong:
-                wrap("**", inline.children, last: last)
+                wrap(Self.delimiter(inline, default: "**", allowed: ["**", "__"]), inline.children, last: last)
             case .strikethrough:
-                wrap("~~", inline.children, last: last)
+                wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
+            case .link(let destination, _) where Self.autolink(inline, before: index + 1 < inlines.count ? inlines[index + 1] : nil) != nil:
+                let text = inline.children.map(\.plainText).joined()
+                append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
+                atLineStart = false
             case .link(let destination, let title):
                 // "!" right before a link would make it an image.
                 let line = lines[lines.count - 1]
@@ -271,6 +377,40 @@ struct InlineWriter {
                 writeText(inline.children.map(\.plainText).joined())
                 append("](" + Self.destination(source) + Self.title(title) + ")")
             }
+        }
+    }
+
+    /// The delimiter the source wrote a span with, when it is one of `allowed`.
+    static func delimiter(_ inline: MarkupInline, default fallback: String, allowed: [String]) -> String {
+        guard let written = inline.details[MarkupDetails.delimiter]?.stringValue, allowed.contains(written) else { return fallback }
+        return written
+    }
+
+    /// How an autolink is written ("angle" or "bare"), when it still reads as one: one text
+    /// child that is the destination, or the destination without its `mailto:` or `http://`; a
+    /// bare one only when what follows (`next`) cannot be read as part of it (an escape's
+    /// backslash would be).
+    static func autolink(_ inline: MarkupInline, before next: MarkupInline?) -> String? {
+        guard case .link(let destination, let title) = inline.intent, title == nil,
+              let kind = inline.details[MarkupDetails.autolink]?.stringValue,
+              inline.children.count == 1, case .text(let text) = inline.children[0].intent, !text.isEmpty else { return nil }
+        switch kind {
+        case "angle":
+            guard destination == text || destination == "mailto:" + text,
+                  !destination.contains(where: { $0 == " " || $0 == "<" || $0 == ">" || $0.isNewline }) else { return nil }
+            return kind
+        case "bare":
+            guard destination == text || destination == "mailto:" + text || destination == "http://" + text,
+                  !text.contains(where: { $0 == " " || $0 == "<" || $0.isNewline }) else { return nil }
+            switch next?.intent {
+            case nil, .softBreak?, .lineBreak?: return kind
+            case .text(let following)?:
+                guard let first = following.first, !alwaysEscaped.contains(first), first != "&", !first.isLetter, !first.isNumber else { return nil }
+                return kind
+            default: return nil
+            }
+        default:
+            return nil
         }
     }
 
@@ -300,56 +440,68 @@ struct InlineWriter {
     static let alwaysEscaped: Set<Character> = ["\\", "`", "*", "_", "[", "]", "<", "~"]
     static let lineStartEscaped: Set<Character> = ["#", ">", "-", "+", "=", "|"]
 
+    /// The ASCII bytes escaped anywhere in text, and at a line's start.
+    static let alwaysEscapedBytes: Set<UInt8> = Set(alwaysEscaped.map { $0.asciiValue! })
+    static let lineStartEscapedBytes: Set<UInt8> = Set(lineStartEscaped.map { $0.asciiValue! })
+
+    /// Writes text with the escapes its context needs. Every byte that can mean syntax is ASCII,
+    /// so the text is scanned as UTF-8 and everything else is copied as it is.
+    ///
+    /// - Complexity: O(n) in the text's UTF-8 length.
     mutating func writeText(_ text: String) {
-        let characters = Array(text)
-        var output = ""
+        var copy = text
+        let (output, lineStart) = copy.withUTF8 { escape($0) }
+        append(output)
+        atLineStart = lineStart
+    }
+
+    func escape(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Bool) {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 8)
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        func isAlphanumeric(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
         var index = 0
         var lineStart = atLineStart
-        while index < characters.count {
-            let character = characters[index]
+        while index < bytes.count {
+            let byte = bytes[index]
             if lineStart {
-                if character == " " || character == "\t" {
-                    output += character == " " ? "&#32;" : "&#9;"
+                lineStart = false
+                if byte == 0x20 || byte == 0x09 {
+                    output += Array((byte == 0x20 ? "&#32;" : "&#9;").utf8)
                     index += 1
-                    lineStart = false
                     continue
                 }
-                if Self.lineStartEscaped.contains(character) {
-                    output += "\\" + String(character)
+                if Self.lineStartEscapedBytes.contains(byte) {
+                    output += [0x5C, byte]
                     index += 1
-                    lineStart = false
                     continue
                 }
-                if character.isASCII, character.isNumber {
+                if isDigit(byte) {
                     var end = index
-                    while end < characters.count, characters[end].isASCII, characters[end].isNumber { end += 1 }
-                    output += String(characters[index..<end])
-                    if end < characters.count, characters[end] == "." || characters[end] == ")" {
-                        output += "\\" + String(characters[end])
+                    while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+                    output += bytes[index..<end]
+                    if end < bytes.count, bytes[end] == 0x2E || bytes[end] == 0x29 {
+                        output += [0x5C, bytes[end]]
                         end += 1
                     }
                     index = end
-                    lineStart = false
                     continue
                 }
             }
-            lineStart = false
-            if Self.alwaysEscaped.contains(character) || (context == .tableCell && character == "|") {
-                output += "\\" + String(character)
-            } else if character == "&", index + 1 < characters.count,
-                      characters[index + 1] == "#" || (characters[index + 1].isASCII && (characters[index + 1].isLetter || characters[index + 1].isNumber)) {
-                output += "\\&"
-            } else if character == "\n" {
-                output += "&#10;"
-            } else if character == "\r" {
-                output += "&#13;"
+            if Self.alwaysEscapedBytes.contains(byte) || (context == .tableCell && byte == 0x7C) {
+                output += [0x5C, byte]
+            } else if byte == 0x26, index + 1 < bytes.count, bytes[index + 1] == 0x23 || isAlphanumeric(bytes[index + 1]) {
+                output += [0x5C, 0x26]
+            } else if byte == 0x0A {
+                output += Array("&#10;".utf8)
+            } else if byte == 0x0D {
+                output += Array("&#13;".utf8)
             } else {
-                output.append(character)
+                output.append(byte)
             }
             index += 1
         }
-        append(output)
-        atLineStart = lineStart
+        return (String(decoding: output, as: UTF8.self), lineStart)
     }
 
     static func destination(_ url: String) -> String {

@@ -36,6 +36,27 @@ import Testing
         #expect(back.stdout == original)
     }
 
+    /// A README with raw HTML and footnotes: `convert a.md a.json && convert a.json a2.md` gives
+    /// the markdown back, and `show` draws the HTML as dimmed source.
+    @Test func rawHTMLAndFootnotesSurviveConvertAndShowDimmed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-html-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let markdown = "<p align=\"center\">\n  <img src=\"logo.png\">\n</p>\n\nRead<br>this[^1].\n\n[^1]: A note.\n"
+        let source = directory.appendingPathComponent("a.md")
+        try Data(markdown.utf8).write(to: source)
+        let json = directory.appendingPathComponent("a.json").path
+        let toJSON = try QuireProcess.run(["convert", source.path, json])
+        #expect(toJSON.status == 0, "\(toJSON.stderr)")
+        let back = try QuireProcess.run(["convert", json, "-"])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout == markdown)
+        let show = try QuireProcess.run(["show", json, "--width", "40"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("\u{1B}[90m<p align=\"center\">"))
+        #expect(show.stdout.contains("\u{1B}[90m<br>\u{1B}[0m"))
+    }
+
     @Test func convertRefusesAnUnknownExtension() throws {
         let result = try QuireProcess.run(["convert", fixture, "out.docx"])
         #expect(result.status != 0)

@@ -77,6 +77,11 @@ public struct IntentText: Hashable, Sendable {
     }
 }
 
+extension AttributeKey {
+    /// On raw markup shown as its source (raw HTML in markdown): true. Styled muted.
+    public static let rawMarkup = AttributeKey("rawMarkup")
+}
+
 struct IntentTextBuilder {
     var units: [UInt16] = []
     var runs: [(length: Int, attributes: Attributes)] = []
@@ -116,10 +121,10 @@ struct IntentTextBuilder {
         case .codeBlock, .htmlBlock:
             var literal = Substring(block.literal)
             if literal.hasSuffix("\n") { literal = literal.dropLast() }
-            paragraph(path: path) { $0.append(String(literal), block.intent == .htmlBlock ? .empty : [.code: true]) }
+            paragraph(path: path) { $0.append(String(literal), block.intent == .htmlBlock ? [.rawMarkup: true] : [.code: true]) }
         case .thematicBreak:
             paragraph(path: path) { _ in }
-        case .blockQuote, .list, .listItem, .table, .tableRow:
+        case .blockQuote, .list, .listItem, .table, .tableRow, .footnoteDefinition:
             if block.children.isEmpty {
                 paragraph(path: path) { _ in }
             }
@@ -130,7 +135,9 @@ struct IntentTextBuilder {
     mutating func inlines(_ content: [MarkupInline], _ attributes: Attributes) {
         for inline in content {
             switch inline.intent {
-            case .text(let text), .html(let text): append(text, attributes)
+            case .text(let text): append(text, attributes)
+            case .html(let text): append(text, attributes.merging([.rawMarkup: true]))
+            case .footnoteReference(let label): append("[^" + label + "]", attributes.merging([.link: .string("#fn-" + label)]))
             case .code(let text): append(text, attributes.merging([.code: true]))
             case .softBreak: append(" ", attributes)
             case .lineBreak: append("\u{2028}", attributes)

@@ -92,6 +92,9 @@ public struct StyleEnvironment: Hashable, Sendable {
         self.palette = palette
     }
 
+    /// The colour raw markup (HTML in markdown) is shown in: muted, as source rather than content.
+    public static let rawMarkupColor = "gray"
+
     /// The style of text with `attributes` in a paragraph with `path`.
     public func style(for attributes: Attributes, path: [BlockIdentity]) -> TextStyle {
         var size = baseFontSize * dynamicTypeScale
@@ -115,6 +118,7 @@ public struct StyleEnvironment: Hashable, Sendable {
             family = palette.codeFamily
             background = palette.codeBackground
         }
+        if attributes[.rawMarkup] == .bool(true) { foreground = Self.rawMarkupColor }
         var link: String?
         if case .string(let target)? = attributes[.link] {
             link = target

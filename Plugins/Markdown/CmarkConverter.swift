@@ -1,0 +1,409 @@
+import CCmarkGFM
+import QuireMarkup
+import QuireModel
+
+/// A node of cmark's tree.
+typealias CmarkNode = UnsafeMutablePointer<cmark_node>
+
+/// Converts cmark's tree into a `MarkupDocument`, mapping its (line, byte column) positions to
+/// byte offsets and reading from the source what cmark's tree does not say (a list's bullet, a
+/// setext heading, a rule's characters, emphasis written with `_`) into the blocks' and inlines'
+/// `details`.
+///
+/// Nesting is bounded: containers deeper than `maxDepth` (block quotes, lists, items, footnotes)
+/// and inline spans deeper than `maxDepth` give their content to the level above, so hostile input
+/// (100,000 nested quotes) converts in linear time with every character kept, and everything
+/// after conversion recurses at most `maxDepth` levels.
+struct CmarkConverter {
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// The byte offset where each line starts; line 1 starts at 0.
+    let lineStarts: [Int]
+    let maxDepth: Int
+    /// For the block whose inlines are being converted: whether each of its line endings, in
+    /// order, is a hard break written with trailing spaces (rather than a backslash).
+    private var lineEndings: [Bool] = []
+    private var lineEndingIndex = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        var starts = [0]
+        for index in bytes.indices where bytes[index] == 0x0A { starts.append(index + 1) }
+        lineStarts = starts
+    }
+
+    // MARK: Reading cmark
+
+    func position(line: Int32, column: Int32) -> SourcePosition {
+        let line = max(1, Int(line))
+        let column = max(1, Int(column))
+        let start = line - 1 < lineStarts.count ? lineStarts[line - 1] : (lineStarts.last ?? 0)
+        return SourcePosition(line: line, column: column, byteOffset: start + column - 1)
+    }
+
+    func range(_ node: CmarkNode) -> SourceRange? {
+        let startLine = cmark_node_get_start_line(node)
+        guard startLine > 0 else { return nil }
+        return SourceRange(
+            start: position(line: startLine, column: cmark_node_get_start_column(node)),
+            end: position(line: cmark_node_get_end_line(node), column: cmark_node_get_end_column(node))
+        )
+    }
+
+    func literal(_ node: CmarkNode) -> String {
+        guard let pointer = cmark_node_get_literal(node) else { return "" }
+        return String(cString: pointer)
+    }
+
+    func typeString(_ node: CmarkNode) -> String {
+        guard let pointer = cmark_node_get_type_string(node) else { return "" }
+        return String(cString: pointer)
+    }
+
+    /// The text of a chunk of cmark's node struct.
+    static func string(_ chunk: cmark_chunk) -> String {
+        guard let data = chunk.data, chunk.len > 0 else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(chunk.len)), as: UTF8.self)
+    }
+
+    /// cmark's node struct, for what its API has no accessor for.
+    static func fields(_ node: CmarkNode) -> cmark_node {
+        node.pointee
+    }
+
+    /// A footnote definition's label as written, or a reference's (its definition's).
+    func footnoteLabel(_ node: CmarkNode) -> String {
+        var fields = Self.fields(node)
+        if cmark_node_get_type(node) == CMARK_NODE_FOOTNOTE_REFERENCE {
+            guard let definition = fields.parent_footnote_def else { return Self.string(fields.as.literal) }
+            fields = definition.pointee
+        }
+        return Self.string(fields.as.literal)
+    }
+
+    /// The source byte at `offset`, or nil outside the source.
+    func byte(at offset: Int) -> UInt8? {
+        offset >= 0 && offset < bytes.count ? bytes[offset] : nil
+    }
+
+    // MARK: Blocks
+
+    mutating func document(_ root: CmarkNode) -> MarkupDocument {
+        var blocks: [MarkupBlock] = []
+        var child = cmark_node_first_child(root)
+        while let current = child {
+            appendBlock(current, depth: 0, to: &blocks)
+            child = cmark_node_next(current)
+        }
+        return MarkupDocument(blocks: blocks)
+    }
+
+    mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {
+        var blocks: [MarkupBlock] = []
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            appendBlock(current, depth: depth, to: &blocks)
+            child = cmark_node_next(current)
+        }
+        return blocks
+    }
+
+    /// Whether a cmark node is a container of blocks (quote, list, item, footnote definition).
+    func isContainer(_ node: CmarkNode) -> Bool {
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_LIST, CMARK_NODE_ITEM, CMARK_NODE_FOOTNOTE_DEFINITION: true
+        default: false
+        }
+    }
+
+    mutating func appendBlock(_ node: CmarkNode, depth: Int, to blocks: inout [MarkupBlock]) {
+        if depth >= maxDepth && isContainer(node) {
+            appendLeaves(of: node, to: &blocks)
+            return
+        }
+        if let block = block(node, depth: depth) { blocks.append(block) }
+    }
+
+    /// The leaf blocks under a container too deep to keep, in document order, without recursion.
+    mutating func appendLeaves(of container: CmarkNode, to blocks: inout [MarkupBlock]) {
+        guard let iterator = cmark_iter_new(container) else { return }
+        defer { cmark_iter_free(iterator) }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator), node != container else { continue }
+            if isContainer(node) { continue }
+            if let block = block(node, depth: maxDepth) { blocks.append(block) }
+            // Its content is converted: continue after it.
+            cmark_iter_reset(iterator, node, CMARK_EVENT_EXIT)
+        }
+    }
+
+    mutating func block(_ node: CmarkNode, depth: Int) -> MarkupBlock? {
+        let range = self.range(node)
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_PARAGRAPH:
+            return MarkupBlock(.paragraph, inlines: inlineContent(node, range: range), range: range)
+        case CMARK_NODE_HEADING:
+            var details = JSONObject()
+            if Self.fields(node).as.heading.setext { details[MarkupDetails.setext] = true }
+            return MarkupBlock(.heading(level: Int(cmark_node_get_heading_level(node))), inlines: inlineContent(node, range: range),
+                               range: range, details: details)
+        case CMARK_NODE_BLOCK_QUOTE:
+            return MarkupBlock(.blockQuote, children: childBlocks(node, depth: depth + 1), range: range)
+        case CMARK_NODE_LIST:
+            return list(node, range: range, depth: depth)
+        case CMARK_NODE_ITEM:
+            let checked: Bool? = typeString(node) == "tasklist" ? cmark_gfm_extensions_get_tasklist_item_checked(node) : nil
+            return MarkupBlock(.listItem(checked: checked), children: childBlocks(node, depth: depth + 1), range: range)
+        case CMARK_NODE_CODE_BLOCK:
+            return codeBlock(node, range: range)
+        case CMARK_NODE_HTML_BLOCK:
+            return MarkupBlock(.htmlBlock, literal: literal(node), range: range)
+        case CMARK_NODE_THEMATIC_BREAK:
+            var details = JSONObject()
+            if let range {
+                let rule = lineText(from: range.start.byteOffset)
+                if !rule.isEmpty && rule != "***" { details[MarkupDetails.rule] = .string(rule) }
+            }
+            return MarkupBlock(.thematicBreak, range: range, details: details)
+        case CMARK_NODE_FOOTNOTE_DEFINITION:
+            return MarkupBlock(.footnoteDefinition(label: footnoteLabel(node)), children: childBlocks(node, depth: depth + 1), range: range)
+        default:
+            if typeString(node) == "table" { return table(node, range: range) }
+            // Unknown custom blocks keep their content.
+            let content = childBlocks(node, depth: depth + 1)
+            return content.isEmpty ? nil : MarkupBlock(.blockQuote, children: content, range: range)
+        }
+    }
+
+    mutating func list(_ node: CmarkNode, range: SourceRange?, depth: Int) -> MarkupBlock {
+        var items: [CmarkNode] = []
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            items.append(current)
+            child = cmark_node_next(current)
+        }
+        let isTask = items.contains { typeString($0) == "tasklist" }
+        let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
+        let start = Int(cmark_node_get_list_start(node))
+        var details = JSONObject()
+        if ordered {
+            if cmark_node_get_list_delim(node) == CMARK_PAREN_DELIM { details[MarkupDetails.delimiter] = ")" }
+            if isTask { details[MarkupDetails.orderedStart] = .number(.integer(start)) }
+        } else {
+            let marker = Self.fields(node).as.list.bullet_char
+            if marker == UInt8(ascii: "*") || marker == UInt8(ascii: "+") { details[MarkupDetails.bullet] = .string(String(UnicodeScalar(marker))) }
+        }
+        let style: ListStyle = isTask ? .task : ordered ? .ordered(start: start) : .bullet
+        let tight = cmark_node_get_list_tight(node) != 0
+        var children: [MarkupBlock] = []
+        children.reserveCapacity(items.count)
+        for item in items { appendBlock(item, depth: depth + 1, to: &children) }
+        return MarkupBlock(.list(style, tight: tight), children: children, range: range, details: details)
+    }
+
+    mutating func codeBlock(_ node: CmarkNode, range: SourceRange?) -> MarkupBlock {
+        let info = cmark_node_get_fence_info(node).map { String(cString: $0) } ?? ""
+        let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init)
+        var details = JSONObject()
+        var length: Int32 = 0
+        var offset: Int32 = 0
+        var character: CChar = 0
+        if cmark_node_get_fenced(node, &length, &offset, &character) != 0 {
+            var fence = String(repeating: Character(UnicodeScalar(UInt8(bitPattern: character))), count: Int(length))
+            if let range, !info.isEmpty, byte(at: range.start.byteOffset + Int(offset) + Int(length)) == 0x20 { fence += " " }
+            if fence != "```" { details[MarkupDetails.fence] = .string(fence) }
+            if !info.isEmpty && info != language { details[MarkupDetails.info] = .string(info) }
+        } else {
+            details[MarkupDetails.fence] = ""
+        }
+        return MarkupBlock(.codeBlock(language: language), literal: literal(node), range: range, details: details)
+    }
+
+    mutating func table(_ node: CmarkNode, range: SourceRange?) -> MarkupBlock {
+        let columns = Int(cmark_gfm_extensions_get_table_columns(node))
+        var alignments: [TableAlignment] = []
+        if let raw = cmark_gfm_extensions_get_table_alignments(node) {
+            for index in 0..<columns {
+                switch raw[index] {
+                case UInt8(ascii: "l"): alignments.append(.left)
+                case UInt8(ascii: "c"): alignments.append(.center)
+                case UInt8(ascii: "r"): alignments.append(.right)
+                default: alignments.append(.none)
+                }
+            }
+        }
+        var rows: [MarkupBlock] = []
+        var row = cmark_node_first_child(node)
+        while let currentRow = row {
+            let isHeader = cmark_gfm_extensions_get_table_row_is_header(currentRow) != 0
+            var cells: [MarkupBlock] = []
+            var cell = cmark_node_first_child(currentRow)
+            while let currentCell = cell {
+                let column = cells.count
+                let cellRange = self.range(currentCell)
+                cells.append(MarkupBlock(.tableCell(column: column, alignment: column < alignments.count ? alignments[column] : .none),
+                                         inlines: inlineContent(currentCell, range: cellRange), range: cellRange))
+                cell = cmark_node_next(currentCell)
+            }
+            rows.append(MarkupBlock(.tableRow(isHeader: isHeader), children: cells, range: self.range(currentRow)))
+            row = cmark_node_next(currentRow)
+        }
+        return MarkupBlock(.table(alignments: alignments), children: rows, range: range)
+    }
+
+    // MARK: Source details
+
+    /// The first byte at or after `offset` that is not a space or tab.
+    func firstNonSpace(from offset: Int) -> UInt8? {
+        var index = offset
+        while let byte = byte(at: index), byte == 0x20 || byte == 0x09 { index += 1 }
+        return byte(at: index)
+    }
+
+    /// The text of the line from `offset` to its end, without the trailing whitespace.
+    func lineText(from offset: Int) -> String {
+        guard offset >= 0, offset < bytes.count else { return "" }
+        var end = offset
+        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+        while end > offset, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+    }
+
+    /// For each line ending inside `range`, in order: whether the line ends with two or more
+    /// spaces (a hard break written that way) rather than with a backslash or nothing.
+    func lineEndingSpaces(in range: SourceRange) -> [Bool] {
+        var result: [Bool] = []
+        let end = min(range.end.byteOffset, bytes.count - 1)
+        var index = range.start.byteOffset
+        while index < end {
+            if bytes[index] == 0x0A {
+                var back = index - 1
+                if back >= 0, bytes[back] == 0x0D { back -= 1 }
+                var spaces = 0
+                while back >= 0, bytes[back] == 0x20 { spaces += 1; back -= 1 }
+                result.append(spaces >= 2)
+            }
+            index += 1
+        }
+        return result
+    }
+
+    // MARK: Inlines
+
+    mutating func inlineContent(_ node: CmarkNode, range: SourceRange?) -> [MarkupInline] {
+        lineEndings = range.map(lineEndingSpaces) ?? []
+        lineEndingIndex = 0
+        var result: [MarkupInline] = []
+        appendInlines(of: node, depth: 0, to: &result)
+        return result
+    }
+
+    mutating func appendInlines(of node: CmarkNode, depth: Int, to result: inout [MarkupInline]) {
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            if depth >= maxDepth {
+                appendFlattened(current, to: &result)
+            } else {
+                result.append(inline(current, depth: depth))
+            }
+            child = cmark_node_next(current)
+        }
+    }
+
+    /// The leaves of an inline too deep to keep as spans: its text, breaks and code, without
+    /// recursion.
+    mutating func appendFlattened(_ node: CmarkNode, to result: inout [MarkupInline]) {
+        guard let iterator = cmark_iter_new(node) else { return }
+        defer { cmark_iter_free(iterator) }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let current = cmark_iter_get_node(iterator) else { continue }
+            if cmark_node_first_child(current) == nil { result.append(inline(current, depth: maxDepth)) }
+        }
+    }
+
+    mutating func nextLineEndingIsSpaces() -> Bool {
+        defer { lineEndingIndex += 1 }
+        return lineEndingIndex < lineEndings.count && lineEndings[lineEndingIndex]
+    }
+
+    mutating func inline(_ node: CmarkNode, depth: Int) -> MarkupInline {
+        let range = self.range(node)
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_TEXT: return MarkupInline(.text(literal(node)), range: range)
+        case CMARK_NODE_SOFTBREAK:
+            _ = nextLineEndingIsSpaces()
+            return MarkupInline(.softBreak, range: range)
+        case CMARK_NODE_LINEBREAK:
+            return MarkupInline(.lineBreak, range: range, details: nextLineEndingIsSpaces() ? [MarkupDetails.spaces: true] : [:])
+        case CMARK_NODE_CODE: return MarkupInline(.code(literal(node)), range: range)
+        case CMARK_NODE_HTML_INLINE:
+            let html = literal(node)
+            for byte in html.utf8 where byte == 0x0A { lineEndingIndex += 1 }
+            return MarkupInline(.html(html), range: range)
+        case CMARK_NODE_EMPH:
+            return span(.emphasis, node, range: range, depth: depth, delimiter: "_")
+        case CMARK_NODE_STRONG:
+            return span(.strong, node, range: range, depth: depth, delimiter: "__")
+        case CMARK_NODE_LINK:
+            let url = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
+            let title = cmark_node_get_title(node).map { String(cString: $0) }
+            var children: [MarkupInline] = []
+            appendInlines(of: node, depth: depth + 1, to: &children)
+            var details = JSONObject()
+            if let kind = autolinkKind(range: range, url: url, children: children) { details[MarkupDetails.autolink] = .string(kind) }
+            return MarkupInline(.link(destination: url, title: title?.isEmpty == true ? nil : title), children: children, range: range,
+                                details: details)
+        case CMARK_NODE_IMAGE:
+            let url = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
+            let title = cmark_node_get_title(node).map { String(cString: $0) }
+            var children: [MarkupInline] = []
+            appendInlines(of: node, depth: depth + 1, to: &children)
+            return MarkupInline(.image(source: url, title: title?.isEmpty == true ? nil : title), children: children, range: range)
+        case CMARK_NODE_FOOTNOTE_REFERENCE:
+            return MarkupInline(.footnoteReference(label: footnoteLabel(node)), range: range)
+        default:
+            if typeString(node) == "strikethrough" {
+                var single = false
+                if let range, byte(at: range.start.byteOffset) == UInt8(ascii: "~"), byte(at: range.start.byteOffset + 1) != UInt8(ascii: "~") {
+                    single = true
+                }
+                var children: [MarkupInline] = []
+                appendInlines(of: node, depth: depth + 1, to: &children)
+                return MarkupInline(.strikethrough, children: children, range: range, details: single ? [MarkupDetails.delimiter: "~"] : [:])
+            }
+            // Unknown custom inlines: their text.
+            return MarkupInline(.text(literal(node)), range: range)
+        }
+    }
+
+    /// Emphasis or strong emphasis, with `alternative` as its delimiter detail when the source's
+    /// delimiters at both ends are underscores.
+    mutating func span(_ intent: InlineIntent, _ node: CmarkNode, range: SourceRange?, depth: Int, delimiter alternative: String) -> MarkupInline {
+        var children: [MarkupInline] = []
+        appendInlines(of: node, depth: depth + 1, to: &children)
+        var details = JSONObject()
+        if let range, byte(at: range.start.byteOffset) == UInt8(ascii: "_"), byte(at: range.end.byteOffset) == UInt8(ascii: "_") {
+            details[MarkupDetails.delimiter] = .string(alternative)
+        }
+        return MarkupInline(intent, children: children, range: range, details: details)
+    }
+
+    /// "angle" for `<url>`, "bare" for GFM's extended autolinks, nil for a `[text](url)` link.
+    /// cmark's positions of inlines in containers can be off, so the link's shape decides where
+    /// the source byte cannot: only what GFM's extension recognizes can be bare.
+    func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
+        guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
+        let first = range.flatMap { byte(at: $0.start.byteOffset) }
+        if first == UInt8(ascii: "[") { return nil }
+        let isEmail = url == "mailto:" + text
+        guard url == text || isEmail || url == "http://" + text else { return nil }
+        let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
+            || (isEmail && text.contains("@"))
+        if first == UInt8(ascii: "<") || !bareShaped { return url == "http://" + text ? nil : "angle" }
+        return "bare"
+    }
+}

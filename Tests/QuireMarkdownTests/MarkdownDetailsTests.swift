@@ -1,0 +1,177 @@
+import QuireMarkdown
+import QuireMarkup
+import QuireModel
+import Testing
+
+/// What Lexical's node types cannot say about markdown is kept in the nodes' `markup` field, and
+/// comes back: each sample writes back exactly as it was written.
+@Suite struct MarkdownDetailsTests {
+    let converter = BuiltIns.converter
+
+    /// The nodes of `state` in document order, the root left out.
+    func nodes(_ state: EditorState) -> [Node] {
+        var result: [Node] = []
+        var pending = Array(state.children(of: .root).reversed())
+        while let node = pending.popLast() {
+            result.append(node)
+            pending.append(contentsOf: state.children(of: node.key).reversed())
+        }
+        return result
+    }
+
+    /// markdown → state → Lexical JSON → state → markdown.
+    func roundTrip(_ markdown: String) throws -> (state: EditorState, written: String) {
+        let state = try converter.state(fromMarkdown: markdown)
+        let reimported = try LexicalJSON.importState(from: LexicalJSON.exportBytes(state), registry: BuiltIns.registry)
+        return (state, try converter.markdown(from: reimported))
+    }
+
+    /// A sample, the type of the node that keeps the detail, and the markup field it gets.
+    struct Sample: Sendable, CustomTestStringConvertible {
+        var markdown: String
+        var type: NodeType
+        var markup: JSONObject
+        var testDescription: String { markdown.debugDescription }
+    }
+
+    static let samples: [Sample] = [
+        Sample(markdown: "* a\n* b\n", type: "list", markup: [MarkupDetails.bullet: "*"]),
+        Sample(markdown: "+ a\n", type: "list", markup: [MarkupDetails.bullet: "+"]),
+        Sample(markdown: "1) a\n2) b\n", type: "list", markup: [MarkupDetails.delimiter: ")"]),
+        Sample(markdown: "- a\n\n- b\n", type: "list", markup: [MarkupDetails.loose: true]),
+        Sample(markdown: "3. [ ] a\n4. [x] b\n", type: "list", markup: [MarkupDetails.orderedStart: 3]),
+        Sample(markdown: "Title\n===\n", type: "heading", markup: [MarkupDetails.setext: true]),
+        Sample(markdown: "Sub *title*\n---\n", type: "heading", markup: [MarkupDetails.setext: true]),
+        Sample(markdown: "~~~ swift title=a.swift\nlet a = 1\n~~~\n", type: "code",
+               markup: [MarkupDetails.fence: "~~~ ", MarkupDetails.info: "swift title=a.swift"]),
+        Sample(markdown: "``` swift\nlet a = 1\n```\n", type: "code", markup: [MarkupDetails.fence: "``` "]),
+        Sample(markdown: "````\n```\n````\n", type: "code", markup: [MarkupDetails.fence: "````"]),
+        Sample(markdown: "    indented\n    code\n", type: "code", markup: [MarkupDetails.fence: ""]),
+        Sample(markdown: "- - -\n", type: "horizontalrule", markup: [MarkupDetails.rule: "- - -"]),
+        Sample(markdown: "___\n", type: "horizontalrule", markup: [MarkupDetails.rule: "___"]),
+        Sample(markdown: "a  \nb\n", type: "linebreak", markup: [MarkupDetails.spaces: true]),
+        Sample(markdown: "<https://quire.example/a>\n", type: "link", markup: [MarkupDetails.autolink: "angle"]),
+        Sample(markdown: "see www.quire.example and <doc:Article>\n", type: "link", markup: [MarkupDetails.autolink: "bare"]),
+        Sample(markdown: "_a_\n", type: .text, markup: [MarkupDetails.spans: ["_0"]]),
+        Sample(markdown: "__a__ ~b~\n", type: .text, markup: [MarkupDetails.spans: ["__0"]]),
+        Sample(markdown: "*a *b* c*\n", type: .text, markup: [MarkupDetails.spans: ["*0"]]),
+        Sample(markdown: "**[*a*](u)** and *[b](v)*\n", type: .text, markup: [MarkupDetails.spans: ["**0", "link", "*2"]]),
+        Sample(markdown: "> a\n>\n> > b\n", type: "quote", markup: [MarkupDetails.quotes: "|>"]),
+        Sample(markdown: "> a\n\n> b\n", type: "quote", markup: [MarkupDetails.quotes: ">"]),
+        Sample(markdown: "> # Title\n>\n> text\n", type: "heading", markup: [MarkupDetails.quotes: ">"]),
+        Sample(markdown: "> - a\n", type: "list", markup: [MarkupDetails.quotes: ">"]),
+        Sample(markdown: "- - a\n", type: "listitem", markup: [MarkupDetails.ownItem: true]),
+    ]
+
+    @Test(arguments: samples)
+    func detailsAreKeptAndWrittenBack(sample: Sample) throws {
+        let (state, written) = try roundTrip(sample.markdown)
+        let node = try #require(nodes(state).first { $0.type == sample.type && $0.fields[MarkupDetails.field] != nil },
+                                "no \(sample.type) node keeps markup details")
+        #expect(node.fields[MarkupDetails.field] == .object(sample.markup))
+        #expect(written == sample.markdown)
+    }
+
+    @Test(arguments: ["- a\n- b\n", "1. a\n", "# Title\n", "```\ncode\n```\n", "***\n", "a\\\nb\n", "*a* **b** ~~c~~\n",
+                      "[a](u) <b@c.example>\n", "> a\n> b\n", "> a\n>\n> b\n"])
+    func theDefaultsNeedNoDetails(markdown: String) throws {
+        let (state, written) = try roundTrip(markdown)
+        #expect(nodes(state).allSatisfy { $0.fields[MarkupDetails.field] == nil || $0.type == "link" })
+        #expect(written == markdown)
+    }
+
+    @Test func itemsOfBlocksHoldTheirBlocks() throws {
+        let markdown = "1. A paragraph\n   with two lines.\n\n       indented code\n\n   > A block quote.\n"
+        let (state, written) = try roundTrip(markdown)
+        let item = try #require(nodes(state).first { $0.type == "listitem" })
+        #expect(state.children(of: item.key).map(\.type.rawValue) == ["paragraph", "code", "quote"])
+        #expect(written == markdown)
+    }
+
+    @Test func rawHTMLBlocksAreNodesWrittenBackByteForByte() throws {
+        let markdown = "<details>\n<summary>More</summary>\n\nHidden *text*.\n\n</details>\n\n<!-- a comment\n\nover lines -->\n"
+        let (state, written) = try roundTrip(markdown)
+        let blocks = Array(state.children(of: .root))
+        #expect(blocks.map(\.type.rawValue) == ["rawhtml", "paragraph", "rawhtml", "rawhtml"])
+        #expect(FlatString.render(blocks[0].key, in: state) == "<details>\n<summary>More</summary>\n")
+        #expect(FlatString.render(blocks[3].key, in: state) == "<!-- a comment\n\nover lines -->")
+        #expect(written == markdown)
+        #expect(!written.contains("\\<"))
+    }
+
+    @Test func inlineHTMLIsANodeEvenOverLines() throws {
+        let markdown = "a <span class=\"x\">b</span> c<br>d <a href=\"x\ny\">e</a>\n"
+        let (state, written) = try roundTrip(markdown)
+        let html = nodes(state).filter { $0.type == "rawhtml-inline" }.map(\.text)
+        #expect(html == ["<span class=\"x\">", "</span>", "<br>", "<a href=\"x\ny\">", "</a>"])
+        #expect(written == markdown)
+    }
+
+    @Test func footnotesAreNodes() throws {
+        let markdown = "Text[^note] and more[^2].\n\n[^note]: A *note*.\n\n    With a second paragraph.\n\n[^2]: Two.\n"
+        let (state, written) = try roundTrip(markdown)
+        let references = nodes(state).filter { $0.type == "footnote-reference" }
+        #expect(references.map { $0.fields["label"] } == ["note", "2"])
+        let definitions = Array(state.children(of: .root)).filter { $0.type == "footnote" }
+        #expect(definitions.map { $0.fields["label"] } == ["note", "2"])
+        #expect(state.children(of: definitions[0].key).map(\.type.rawValue) == ["paragraph", "paragraph"])
+        #expect(written == markdown)
+        #expect(try CmarkGFM.html(written) == CmarkGFM.html(markdown))
+    }
+
+    @Test func editedTextFallsBackToItsFormats() throws {
+        // Explicit spans that no longer match the text's formats are ignored.
+        var state = try converter.state(fromMarkdown: "*a *b* c*\n")
+        let text = try #require(nodes(state).first { $0.type == .text && $0.text == "b" })
+        try state.setTextFormat([.bold], of: text.key)
+        let written = try converter.markdown(from: state)
+        #expect(written == "*a* **b** *c*\n")
+    }
+}
+
+/// Hostile markdown converts, in linear time, without a crash or a lost character.
+@Suite struct HostileMarkdownTests {
+    let converter = BuiltIns.converter
+
+    func convertBothWays(_ markdown: String) throws -> (EditorState, String) {
+        let state = try converter.state(fromMarkdown: markdown)
+        let json = LexicalJSON.exportBytes(state)
+        // What convert writes, check reads: the nesting stays within the JSON reader's limit.
+        let reimported = try LexicalJSON.importState(from: json, registry: BuiltIns.registry)
+        return (state, try converter.markdown(from: reimported))
+    }
+
+    @Test func a100kDeepQuoteKeepsItsText() throws {
+        let (state, written) = try convertBothWays(String(repeating: ">", count: 100_000) + " deep\n")
+        #expect(FlatString.render(state) == "deep")
+        #expect(written.hasSuffix("deep\n"))
+    }
+
+    @Test(arguments: ["- ", "1. ", "> - "])
+    func a100kDeepListKeepsItsText(marker: String) throws {
+        let (state, written) = try convertBothWays(String(repeating: marker, count: 100_000) + "deep\n")
+        #expect(FlatString.render(state).hasSuffix("deep"))
+        #expect(written.hasSuffix("deep\n"))
+    }
+
+    @Test func a5MBLineIsOneParagraph() throws {
+        let line = String(repeating: "word ", count: 1_000_000) + "end"
+        let (state, written) = try convertBothWays(line + "\n")
+        #expect(FlatString.render(state) == line)
+        #expect(written == line + "\n")
+    }
+
+    @Test func a1MBOfBracketsIsText() throws {
+        let brackets = String(repeating: "[", count: 1_000_000)
+        let (state, written) = try convertBothWays(brackets + "\n")
+        #expect(FlatString.render(state) == brackets)
+        #expect(try converter.state(fromMarkdown: written).hasSameNodes(as: state))
+    }
+
+    @Test func deeplyNestedEmphasisKeepsItsText() throws {
+        let markdown = String(repeating: "*a ", count: 20_000) + "b" + String(repeating: "*", count: 20_000) + "\n"
+        let (state, written) = try convertBothWays(markdown)
+        #expect(FlatString.render(state) == String(repeating: "a ", count: 20_000) + "b")
+        #expect(try CmarkGFM.plainText(written) == CmarkGFM.plainText(markdown))
+    }
+}

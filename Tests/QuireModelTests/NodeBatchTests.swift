@@ -1,0 +1,94 @@
+import QuireModel
+import QuireTestSupport
+import Testing
+
+@Suite struct NodeBatchTests {
+    /// Two paragraphs of text built in a batch.
+    func twoParagraphs(_ batch: inout NodeBatch, _ texts: (String, String) = ("one", "two")) throws -> [NodeKey] {
+        var roots: [NodeKey] = []
+        for text in [texts.0, texts.1] {
+            let paragraph = try batch.create(type: .paragraph)
+            try batch.append(try batch.create(type: .text, text: text, fields: ["format": 1]), to: paragraph)
+            roots.append(paragraph)
+        }
+        return roots
+    }
+
+    @Test func aBatchBuildsANewDocument() throws {
+        var state = EditorState()
+        var batch = state.makeBatch()
+        let roots = try twoParagraphs(&batch)
+        #expect(batch.count == 4)
+        try state.insert(batch, roots: roots, under: .root, after: nil)
+        #expect(FlatString.render(state) == "one\ntwo")
+        #expect(state.root.childCount == 2)
+        let textKey = try #require(state[roots[1]]?.firstChild)
+        let text = try #require(state[textKey])
+        #expect(text.textFormat == .bold && text.fields["mode"] == "normal")
+        // New keys follow the batch's.
+        let next = try state.createNode(type: .paragraph)
+        #expect(next.rawValue == roots[1].rawValue + 2)
+    }
+
+    @Test func aBatchGoesBetweenExistingBlocks() throws {
+        var state = EditorState(paragraphs: ["a", "d"])
+        let first = try #require(state.root.firstChild)
+        var batch = state.makeBatch()
+        let roots = try twoParagraphs(&batch, ("b", "c"))
+        try state.insert(batch, roots: roots, under: .root, after: first)
+        #expect(FlatString.render(state) == "a\nb\nc\nd")
+        var atStart = state
+        var front = atStart.makeBatch()
+        let frontRoots = try twoParagraphs(&front, ("x", "y"))
+        try atStart.insert(front, roots: frontRoots, under: .root, after: nil)
+        #expect(FlatString.render(atStart) == "x\ny\na\nb\nc\nd")
+    }
+
+    /// Inside an update that records operations the batch is one createNode per node and one
+    /// insertNode per root: the operations replay and invert exactly.
+    @Test func aRecordedInsertionReplaysAndInverts() throws {
+        let previous = EditorState(paragraphs: ["a", "b"])
+        var next = previous
+        next.beginRecordingOperations()
+        var batch = next.makeBatch()
+        let roots = try twoParagraphs(&batch)
+        try next.insert(batch, roots: roots, under: .root, after: previous.root.firstChild)
+        let operations = next.endRecordingOperations()
+        #expect(operations.filter { if case .createNode = $0 { true } else { false } }.count == 4)
+        #expect(operations.filter { if case .insertNode = $0 { true } else { false } }.count == 2)
+        #expect(Set(roots).union(batch.keys).isSubset(of: next.dirtyNodes))
+        let transaction = Transaction(operations: operations, origin: .local)
+        #expect(TransactionReplay.violations(of: transaction, from: previous, to: next).isEmpty)
+        #expect(FlatString.render(next) == "a\none\ntwo\nb")
+    }
+
+    @Test func refusalsLeaveTheBatchAndTheStateAsTheyWere() throws {
+        var state = EditorState(paragraphs: ["a"])
+        var batch = state.makeBatch()
+        let paragraph = try batch.create(type: .paragraph)
+        let text = try batch.create(type: .text, text: "x")
+        #expect(throws: ModelError.unknownType("nope")) { try batch.create(type: "nope") }
+        #expect(throws: ModelError.textOnNonTextNode(.paragraph)) { try batch.create(type: .paragraph, text: "x") }
+        #expect(throws: ModelError.self) { try batch.create(type: .text, fields: ["format": "bold"]) }
+        #expect(throws: ModelError.notAnElement(text)) { try batch.append(paragraph, to: text) }
+        try batch.append(text, to: paragraph)
+        #expect(throws: ModelError.alreadyAttached(text)) { try batch.append(text, to: paragraph) }
+        #expect(throws: ModelError.childNotAccepted(parent: .paragraph, child: .paragraph)) { try batch.append(paragraph, to: paragraph) }
+        let box = batch.createUnknown(type: "box", role: .element(inline: false), fields: [:])
+        #expect(throws: ModelError.wouldCreateCycle(box)) { try batch.append(box, to: box) }
+        #expect(throws: ModelError.nodeNotFound(NodeKey(999))) { try batch.append(NodeKey(999), to: paragraph) }
+        #expect(batch.count == 3)
+        let loose = try batch.create(type: .text, text: "y")
+        let before = state
+        #expect(throws: ModelError.childNotAccepted(parent: .root, child: .text)) {
+            try state.insert(batch, roots: [loose], under: .root, after: nil)
+        }
+        #expect(throws: ModelError.alreadyAttached(text)) { try state.insert(batch, roots: [text], under: .root, after: nil) }
+        // A state that created nodes after the batch was made would give out its keys twice.
+        _ = try state.createNode(type: .paragraph)
+        let stale = state
+        #expect(throws: ModelError.self) { try state.insert(batch, roots: [paragraph], under: .root, after: nil) }
+        #expect(state.hasSameNodes(as: stale))
+        #expect(before.hasSameNodes(as: EditorState(paragraphs: ["a"])))
+    }
+}
