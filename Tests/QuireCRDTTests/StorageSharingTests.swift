@@ -18,9 +18,9 @@ import Testing
     @Test func commitWithoutEventsKeepsTheStorage() throws {
         var document = try Self.document(recordingEvents: false)
         try document.insertText("!", at: 11, in: Self.text)
-        let storage = ObjectIdentifier(document.s)
+        let storage = ObjectIdentifier(document.storage)
         _ = document.commit()
-        #expect(ObjectIdentifier(document.s) == storage)
+        #expect(ObjectIdentifier(document.storage) == storage)
     }
 
     /// `commit()` holds the storage it committed while `takeEvents` asks for it again, so the
@@ -28,12 +28,12 @@ import Testing
     @Test func commitRecordingEventsKeepsTheStorage() throws {
         var document = try Self.document(recordingEvents: true)
         try document.insertText("!", at: 11, in: Self.text)
-        #expect(isKnownUniquelyReferenced(&document.s))
-        let storage = ObjectIdentifier(document.s)
+        #expect(isKnownUniquelyReferenced(&document.storage))
+        let storage = ObjectIdentifier(document.storage)
         let event = document.commit()
         #expect(event != nil)
         withKnownIssue("CRDTDocument.commit() copies the storage when it records events") {
-            #expect(ObjectIdentifier(document.s) == storage)
+            #expect(ObjectIdentifier(document.storage) == storage)
         }
     }
 
@@ -42,12 +42,12 @@ import Testing
         var other = document.fork(peer: 2)
         try other.insertText("!", at: 11, in: Self.text)
         other.commit()
-        #expect(isKnownUniquelyReferenced(&document.s))
-        let storage = ObjectIdentifier(document.s)
+        #expect(isKnownUniquelyReferenced(&document.storage))
+        let storage = ObjectIdentifier(document.storage)
         let status = try document.importUpdates(other.exportUpdates(since: document.version))
         #expect(status.event != nil)
         withKnownIssue("CRDTDocument.importUpdates copies the storage when it records events") {
-            #expect(ObjectIdentifier(document.s) == storage)
+            #expect(ObjectIdentifier(document.storage) == storage)
         }
     }
 }

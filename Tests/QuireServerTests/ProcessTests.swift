@@ -18,7 +18,7 @@ import Testing
             let before = doc.version
             try doc.insertText("\(i % 10)", at: doc.length(of: CRDTDocument.text), in: CRDTDocument.text)
             doc.commit()
-            try await writer.send(SyncMessage(kind: .loro, room: "durable", body: .update(updates: [doc.exportUpdates(since: before)], batch: BatchID(UInt64(i)))))
+            try await writer.send(SyncMessage(kind: .loro, room: "durable", body: .update(updates: [LoroBinaryCodec().exportPayload(doc, since: before)], batch: BatchID(UInt64(i)))))
             #expect(try await writer.message().body == .ack(batch: BatchID(UInt64(i)), status: .ok))
             acknowledged += 1
         }

@@ -6,25 +6,26 @@ import QuireSyncProtocol
 import Testing
 
 @Suite(.serialized) struct ServerTests {
-    let codec = QuireBinaryCodec()
+    /// The server's default codec: the protocol's Loro binary updates.
+    let codec = LoroBinaryCodec()
 
     @Test func joinBackfillsExactlyWhatTheJoinerLacks() async throws {
         let server = try await TestServer.start()
         let writer = try await RawClient(url: server.url)
         #expect(try await writer.join("doc") == .joinOk(permission: .write, version: [0], extra: []))
         let full = try CRDTDocument.typed("hello world", peer: 1)
-        try await writer.send(SyncMessage(kind: .loro, room: "doc", body: .update(updates: [full.exportUpdates()], batch: BatchID(1))))
+        try await writer.send(SyncMessage(kind: .loro, room: "doc", body: .update(updates: [codec.exportPayload(full, since: VersionVector())], batch: BatchID(1))))
         #expect(try await writer.message().body == .ack(batch: BatchID(1), status: .ok))
 
         // A joiner that already has the first 5 characters receives the other 6 only.
         var partial = CRDTDocument(peer: 1)
-        try partial.importUpdates(full.exportUpdates())
+        _ = try codec.importPayload(codec.exportPayload(full, since: VersionVector()), into: &partial)
         let known = VersionVector([1: 5])
         let joiner = try await RawClient(url: server.url)
         let ok = try await joiner.join("doc", version: codec.encodeVersion(known))
         #expect(ok == .joinOk(permission: .write, version: codec.encodeVersion(full.version), extra: []))
         guard case let .update(updates, _) = try await joiner.message().body else { throw TestFailure("no backfill") }
-        #expect(updates == [full.exportUpdates(since: known)])
+        #expect(updates == [codec.exportPayload(full, since: known)])
         // A joiner that has everything receives nothing but the JoinResponseOk.
         let current = try await RawClient(url: server.url)
         #expect(try await current.join("doc", version: codec.encodeVersion(full.version)) == .joinOk(permission: .write, version: codec.encodeVersion(full.version), extra: []))
@@ -73,7 +74,7 @@ import Testing
         let bad: [UInt8] = [0xC7, 1, 0, 0, 0, 0, 9, 9, 9]
         try await sender.send(SyncMessage(kind: .loro, room: "r", body: .update(updates: [bad], batch: BatchID(7))))
         #expect(try await sender.message().body == .ack(batch: BatchID(7), status: .invalidUpdate))
-        let good = try CRDTDocument.typed("ok", peer: 5).exportUpdates()
+        let good = codec.exportPayload(try CRDTDocument.typed("ok", peer: 5), since: VersionVector())
         try await sender.send(SyncMessage(kind: .loro, room: "r", body: .update(updates: [good], batch: BatchID(8))))
         #expect(try await sender.message().body == .ack(batch: BatchID(8), status: .ok))
         // The member's next message is the good update: the bad one never reached it.
@@ -112,7 +113,7 @@ import Testing
         }
         #expect(closed)
         // The bystander's connection and room work as before.
-        let update = try CRDTDocument.typed("still here", peer: 3).exportUpdates()
+        let update = codec.exportPayload(try CRDTDocument.typed("still here", peer: 3), since: VersionVector())
         try await bystander.send(SyncMessage(kind: .loro, room: "r", body: .update(updates: [update], batch: BatchID(2))))
         #expect(try await bystander.message().body == .ack(batch: BatchID(2), status: .ok))
         await bystander.close()
@@ -129,7 +130,7 @@ import Testing
         let reader = try await RawClient(url: server.url), writer = try await RawClient(url: server.url)
         #expect(try await reader.join("doc", token: "reader-token") == .joinOk(permission: .read, version: [0], extra: []))
         #expect(try await writer.join("doc", token: "writer-token") == .joinOk(permission: .write, version: [0], extra: []))
-        let update = try CRDTDocument.typed("x", peer: 4).exportUpdates()
+        let update = codec.exportPayload(try CRDTDocument.typed("x", peer: 4), since: VersionVector())
         try await reader.send(SyncMessage(kind: .loro, room: "doc", body: .update(updates: [update], batch: BatchID(1))))
         #expect(try await reader.message().body == .ack(batch: BatchID(1), status: .permissionDenied))
         try await writer.send(SyncMessage(kind: .loro, room: "doc", body: .update(updates: [update], batch: BatchID(2))))
@@ -157,7 +158,7 @@ import Testing
         _ = try await client.join("a")
         _ = try await client.join("b")
         guard case .joinError(.appError, _, _, "too_many_rooms") = try await client.join("c") else { throw TestFailure("third room joined") }
-        let update = try CRDTDocument.typed("x", peer: 4).exportUpdates()
+        let update = codec.exportPayload(try CRDTDocument.typed("x", peer: 4), since: VersionVector())
         var statuses: [UpdateStatus] = []
         for i in 0..<4 {
             try await client.send(SyncMessage(kind: .loro, room: "a", body: .update(updates: [update], batch: BatchID(UInt64(i)))))
@@ -180,7 +181,7 @@ import Testing
         var rng = SystemRandomNumberGenerator()
         let text = String((0..<400_000).map { _ in Character(Unicode.Scalar(UInt8.random(in: 0x21...0x7E, using: &rng))) })
         try await a.type(text)
-        #expect(await a.snapshot().exportUpdates().count > SyncMessage.maxMessageBytes)
+        #expect(codec.exportPayload(await a.snapshot(), since: VersionVector()).count > SyncMessage.maxMessageBytes)
         try await clientA.flush()
         try await eventually("the large update arrives") { await b.text().count == 400_000 }
         #expect(await b.text() == text)
@@ -225,7 +226,7 @@ import Testing
         let stored = try await storage.load(RoomKey(kind: .loro, name: "log"))
         #expect(stored.generation >= 2, "two compactions ran")
         #expect(stored.updates.count < 5)
-        let reloaded = try QuireBinaryCodec().loadSnapshot(try #require(stored.snapshot), peer: 9)
+        let reloaded = try codec.loadSnapshot(try #require(stored.snapshot), peer: 9)
         #expect(reloaded.text(CRDTDocument.text).count + stored.updates.count >= 10)
         await client.close()
         try await eventually("the idle room unloads") { await server.server.loadedRooms().isEmpty }
