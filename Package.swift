@@ -55,9 +55,10 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
+    PluginRow(name: "QuireHTML", directory: "HTML", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CGumbo"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireEditor", "QuireStyle", "QuireMarkup",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -73,6 +74,18 @@ var targets: [Target] = [
         path: "Modules/CCmarkGFM",
         pkgConfig: "libcmark-gfm",
         providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+    ),
+    .systemLibrary(
+        name: "CGumbo",
+        path: "Modules/CGumbo",
+        pkgConfig: "gumbo",
+        providers: [.apt(["libgumbo-dev"])]
+    ),
+    .testTarget(
+        name: "QuireHTMLTests",
+        dependencies: ["QuireHTML", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage"],
+        path: "Tests/QuireHTMLTests",
+        swiftSettings: strictSettings
     ),
     .testTarget(
         name: "QuireMarkdownTests",
@@ -100,7 +113,7 @@ var targets: [Target] = [
     // The README's worked plugin example, compiled and tested so that it cannot rot.
     .target(
         name: "QuireCalloutExample",
-        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage"],
+        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage", "QuireMarkup"],
         path: "Examples/Callout",
         swiftSettings: strictSettings
     ),
