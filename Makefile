@@ -52,3 +52,4 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks ListBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks TableBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks MarkupBenchmark
+	$(SWIFT) run -c release --package-path Benchmarks HTMLBenchmark

@@ -83,7 +83,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireHTMLTests",
-        dependencies: ["QuireHTML", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage"],
+        dependencies: ["QuireHTML", "QuireMarkup", "QuireMarkdown", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage"],
         path: "Tests/QuireHTMLTests",
         swiftSettings: strictSettings
     ),
@@ -121,7 +121,7 @@ var targets: [Target] = [
         name: "QuireCalloutExampleTests",
         dependencies: [
             "QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport", "QuireModel",
-            "QuireTextStorage",
+            "QuireTextStorage", "QuireHTML", "QuireMarkup",
         ],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings

@@ -17,12 +17,14 @@ extension EditorState {
             while let first = fragment.root.firstChild { try fragment.remove(first) }
             return fragment
         }
+        let startBlock = block(containing: start.key)
+        let endBlock = block(containing: end.key)
         try fragment.cut(after: end)
         try fragment.cut(before: start)
         // A block the selection starts at the end of contributes nothing; it goes, with the
         // containers it leaves empty.
-        var emptied: NodeKey? = fragment.block(containing: start.key)
-        if emptied != fragment.block(containing: end.key) {
+        var emptied: NodeKey? = startBlock
+        if startBlock != endBlock {
             while let key = emptied, key != .root, let node = fragment[key], node.childCount == 0 {
                 emptied = node.parent
                 try fragment.remove(key)

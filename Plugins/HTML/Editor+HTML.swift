@@ -1,3 +1,4 @@
+import Foundation
 import QuireEditor
 import QuireMarkup
 import QuireModel
@@ -7,7 +8,8 @@ import QuireModel
 public struct ClipboardContent: Hashable, Sendable {
     /// The selected content as HTML (a fragment, blocks one per line).
     public var html: String
-    /// The selected text, blocks separated by "\n" as in the flat string.
+    /// The selected text as the flat string shows it (blocks separated by "\n", table cells by
+    /// "\t"), without the object replacement characters of images and rules.
     public var plainText: String
 
     /// Content.
@@ -59,7 +61,8 @@ extension Editor {
             guard state.selection != nil else { return ClipboardContent(html: "", plainText: "") }
             do {
                 let fragment = try state.selectedFragment()
-                return ClipboardContent(html: try converter.exporter.html(fragment), plainText: try state.selectedTextContent())
+                let text = FlatString.render(fragment).replacingOccurrences(of: FlatString.objectReplacement, with: "")
+                return ClipboardContent(html: try converter.exporter.html(fragment), plainText: text)
             } catch let error as ModelError {
                 throw .model(error)
             } catch {

@@ -36,7 +36,36 @@ public enum Gumbo {
         return try result.get()
     }
 
-    /// Gumbo alone, without the guard: for measuring its own time.
+    /// Parses `source` with gumbo alone (no guard, no conversion) and counts the nodes of its
+    /// tree: the baseline the HTML benchmark measures the import against.
+    ///
+    /// - Complexity: gumbo's: up to O(n · d) for nesting depth d.
+    public static func countNodes(parsing source: String) throws(MarkupError) -> Int {
+        var copy = source
+        var result: Result<Int, MarkupError> = .failure(.parserFailure("not parsed"))
+        copy.withUTF8 { bytes in
+            result = Result { () throws(MarkupError) -> Int in
+                var options = kGumboDefaultOptions
+                options.max_errors = 0
+                let output = bytes.withMemoryRebound(to: CChar.self) { gumbo_parse_with_options(&options, $0.baseAddress, $0.count) }
+                guard let output else { throw .parserFailure("gumbo_parse_with_options returned NULL") }
+                defer { gumbo_destroy_output(&options, output) }
+                var count = 0
+                var pending: [UnsafeMutablePointer<GumboNode>] = []
+                if let root = output.pointee.root { pending.append(root) }
+                while let node = pending.popLast() {
+                    count += 1
+                    guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
+                    let children = node.pointee.v.element.children
+                    for index in 0..<Int(children.length) { pending.append(children.data[index]!.assumingMemoryBound(to: GumboNode.self)) }
+                }
+                return count
+            }
+        }
+        return try result.get()
+    }
+
+    /// Gumbo alone, without the guard.
     static func parseUnchecked(_ bytes: UnsafeBufferPointer<UInt8>) throws(MarkupError) -> HTMLTree {
         var options = kGumboDefaultOptions
         // Parse errors are not reported (the tree is what a browser builds either way), so gumbo
@@ -135,6 +164,32 @@ public struct NestingGuard: Sendable {
     static let formattingTags: Set<String> = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
     static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
+    /// The elements an implied end tag does not look past.
+    static let paragraphScope: Set<String> = ["button", "table", "td", "th"]
+    static let listScope: Set<String> = ["ul", "ol", "menu"]
+    static let definitionScope: Set<String> = ["dl"]
+    static let tableScope: Set<String> = ["table"]
+    static let rowScope: Set<String> = ["tr", "table"]
+    static let selectScope: Set<String> = ["select"]
+
+    /// What the guard needs to know about a tag, looked up once per tag.
+    struct TagKind: OptionSet {
+        let rawValue: UInt8
+        static let void = TagKind(rawValue: 1)
+        static let rawText = TagKind(rawValue: 2)
+        static let closesParagraph = TagKind(rawValue: 4)
+        static let formatting = TagKind(rawValue: 8)
+        static let heading = TagKind(rawValue: 16)
+    }
+
+    static let kinds: [String: TagKind] = {
+        var kinds: [String: TagKind] = [:]
+        for (set, kind) in [(voidTags, TagKind.void), (rawTextTags, .rawText), (closesParagraph, .closesParagraph), (formattingTags, .formatting), (headings, .heading)] {
+            for tag in set { kinds[tag, default: []].insert(kind) }
+        }
+        return kinds
+    }()
+
     /// Throws when `bytes` nest deeper than the limit.
     ///
     /// - Throws: `MarkupError.cannotImport` naming the line, column and byte offset of the
@@ -194,12 +249,15 @@ public struct NestingGuard: Sendable {
                 index += 1
                 continue
             }
-            var nameBytes: [UInt8] = []
+            let nameStart = position
+            var hasUpper = false
             while position < count, isNameByte(bytes[position]) {
-                nameBytes.append(lower(bytes[position]))
+                if bytes[position] >= 0x41 && bytes[position] <= 0x5A { hasUpper = true }
                 position += 1
             }
-            let name = String(decoding: nameBytes, as: UTF8.self)
+            let rawName = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
+            let name = hasUpper ? rawName.lowercased() : rawName
+            let kind = Self.kinds[name] ?? []
             // The rest of the tag, minding quoted attribute values.
             let attributesStart = position
             var quote: UInt8 = 0
@@ -215,41 +273,40 @@ public struct NestingGuard: Sendable {
                 position += 1
             }
             let selfClosing = position > attributesStart && bytes[position - 1] == 0x2F
-            let attributes = String(decoding: UnsafeBufferPointer(rebasing: bytes[attributesStart..<position]), as: UTF8.self)[...]
             index = min(count, position + 1)
             if isEnd {
-                if !Self.headings.contains(name) {
+                if !kind.contains(.heading) {
                     popTo(name)
                 } else if let heading = open.lastIndex(where: { Self.headings.contains($0) }) {
                     open.removeSubrange(heading...)
                 }
-                if Self.formattingTags.contains(name), let last = formatting.lastIndex(where: { $0.tag == name }) {
+                if kind.contains(.formatting), let last = formatting.lastIndex(where: { $0.tag == name }) {
                     formatting.remove(at: last)
                 }
                 continue
             }
-            if Self.voidTags.contains(name) || (selfClosing && !Self.closesParagraph.contains(name)) { continue }
-            if Self.rawTextTags.contains(name) {
+            if kind.contains(.void) || (selfClosing && !kind.contains(.closesParagraph)) { continue }
+            if kind.contains(.rawText) {
                 index = skip(past: Array("</\(name)".utf8), from: index)
                 continue
             }
             if name == "plaintext" { return }
-            if Self.closesParagraph.contains(name) { popTo("p", stoppingAt: ["button", "table", "td", "th"]) }
+            if kind.contains(.closesParagraph) { popTo("p", stoppingAt: Self.paragraphScope) }
             switch name {
-            case "li": popTo("li", stoppingAt: ["ul", "ol", "menu"])
+            case "li": popTo("li", stoppingAt: Self.listScope)
             case "dt", "dd":
-                popTo("dt", stoppingAt: ["dl"])
-                popTo("dd", stoppingAt: ["dl"])
-            case "tr": popTo("tr", stoppingAt: ["table"])
+                popTo("dt", stoppingAt: Self.definitionScope)
+                popTo("dd", stoppingAt: Self.definitionScope)
+            case "tr": popTo("tr", stoppingAt: Self.tableScope)
             case "td", "th":
-                popTo("td", stoppingAt: ["tr", "table"])
-                popTo("th", stoppingAt: ["tr", "table"])
+                popTo("td", stoppingAt: Self.rowScope)
+                popTo("th", stoppingAt: Self.rowScope)
             case "tbody", "thead", "tfoot":
-                for part in ["tbody", "thead", "tfoot"] { popTo(part, stoppingAt: ["table"]) }
-            case "option": popTo("option", stoppingAt: ["select"])
+                for part in ["tbody", "thead", "tfoot"] { popTo(part, stoppingAt: Self.tableScope) }
+            case "option": popTo("option", stoppingAt: Self.selectScope)
             case "optgroup":
-                popTo("option", stoppingAt: ["select"])
-                popTo("optgroup", stoppingAt: ["select"])
+                popTo("option", stoppingAt: Self.selectScope)
+                popTo("optgroup", stoppingAt: Self.selectScope)
             case "h1", "h2", "h3", "h4", "h5", "h6":
                 if let last = open.last, Self.headings.contains(last) { open.removeLast() }
             case "a":
@@ -259,8 +316,9 @@ public struct NestingGuard: Sendable {
                 }
             default: break
             }
-            if Self.formattingTags.contains(name) {
+            if kind.contains(.formatting) {
                 // HTML5's "Noah's Ark": at most three identical entries are remembered.
+                let attributes = String(decoding: UnsafeBufferPointer(rebasing: bytes[attributesStart..<position]), as: UTF8.self)[...]
                 let identical = formatting.indices.filter { formatting[$0].tag == name && formatting[$0].attributes == attributes }
                 if identical.count >= 3 { formatting.remove(at: identical[0]) }
                 formatting.append((name, attributes))

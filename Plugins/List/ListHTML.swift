@@ -103,12 +103,9 @@ public struct ListItemHTMLConversion: HTMLConversion {
 
     public func importElement(_ element: HTMLElement, context: HTMLImportContext) -> HTMLImport? {
         guard let list = element.parent, ["ul", "ol", "menu"].contains(list.tag) else { return nil }
+        // An item without a box in a check list gets one (unchecked) when the list finishes.
         var fields: JSONObject = [:]
-        if let checked = Self.checkbox(of: element) {
-            fields["checked"] = .bool(checked)
-        } else if ListHTMLConversion.isTaskList(list) {
-            fields["checked"] = .bool(false)
-        }
+        if let checked = Self.checkbox(of: element) { fields["checked"] = .bool(checked) }
         return .node(nodeType, fields: fields, content: .inlines(nesting: [ListNodePlugin.type]))
     }
 

@@ -77,10 +77,15 @@ public struct TableCellHTMLConversion: HTMLConversion {
         return .node(nodeType, fields: fields)
     }
 
-    /// A cell always holds a block: an empty one gets an empty paragraph.
+    /// A cell always holds a block: an empty one gets an empty paragraph. A cell's alignment
+    /// goes to its paragraphs, where the markdown import and Lexical keep it.
     public func finishImport(of node: NodeKey, in state: inout EditorState) throws(ModelError) {
-        guard state[node]?.childCount == 0 else { return }
-        try state.append(try state.createNode(type: .paragraph), to: node)
+        if state[node]?.childCount == 0 { try state.append(try state.createNode(type: .paragraph), to: node) }
+        guard let alignment = state[node]?.alignment, alignment != .none else { return }
+        for child in Array(state.children(of: node)) where child.type == .paragraph && child.alignment == .none {
+            try state.setField("format", to: .string(alignment.rawValue), of: child.key)
+        }
+        try state.setField("format", to: .string(""), of: node)
     }
 
     public func export(_ node: Node, to writer: inout HTMLWriter) throws(MarkupError) {
@@ -91,12 +96,18 @@ public struct TableCellHTMLConversion: HTMLConversion {
         for (attribute, span) in [("colspan", TableCellNodePlugin.colSpan(of: node)), ("rowspan", TableCellNodePlugin.rowSpan(of: node))] where span > 1 {
             attributes.append(HTMLAttribute(attribute, String(span)))
         }
-        if let color = node.fields["backgroundColor"]?.stringValue, !color.isEmpty { attributes.append(HTMLAttribute("style", "background-color: \(color)")) }
-        writer.openElement(header.isEmpty ? "td" : "th", attributes: attributes, for: node)
+        var styles: [String] = []
+        if let color = node.fields["backgroundColor"]?.stringValue, !color.isEmpty { styles.append("background-color: \(color)") }
         let children = Array(writer.state.children(of: node.key))
-        if children.count == 1, let only = children.first, only.type == .paragraph, only.alignment == .none, only.direction == nil {
+        if children.count == 1, let only = children.first, only.type == .paragraph, only.direction == nil {
+            // One paragraph: its content, and its alignment, are the cell's.
+            if only.alignment != .none, node.alignment == .none { styles.append("text-align: \(only.alignment.rawValue)") }
+            if !styles.isEmpty { attributes.append(HTMLAttribute("style", styles.joined(separator: "; "))) }
+            writer.openElement(header.isEmpty ? "td" : "th", attributes: attributes, for: node)
             try writer.writeChildren(of: only)
         } else {
+            if !styles.isEmpty { attributes.append(HTMLAttribute("style", styles.joined(separator: "; "))) }
+            writer.openElement(header.isEmpty ? "td" : "th", attributes: attributes, for: node)
             try writer.writeChildren(of: node)
         }
         writer.closeElement()

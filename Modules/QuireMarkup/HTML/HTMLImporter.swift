@@ -72,6 +72,23 @@ public struct HTMLImporter: Sendable {
         "samp": .code, "tt": .code, "sub": .subscript, "sup": .superscript, "mark": .highlight,
     ]
 
+    /// What the importer's own rules say about a tag, in one lookup.
+    struct TagRules {
+        var isSkipped = false
+        var isBlock = false
+        var isPreformatted = false
+        var format: TextFormat = []
+    }
+
+    static let tagRules: [String: TagRules] = {
+        var rules: [String: TagRules] = [:]
+        for tag in skippedTags { rules[tag, default: TagRules()].isSkipped = true }
+        for tag in blockTags { rules[tag, default: TagRules()].isBlock = true }
+        for tag in preformattedTags { rules[tag, default: TagRules()].isPreformatted = true }
+        for (tag, format) in formatTags { rules[tag, default: TagRules()].format = format }
+        return rules
+    }()
+
     /// The formats an inline style turns on and off.
     static func formats(of style: InlineStyle) -> (add: TextFormat, remove: TextFormat) {
         var add: TextFormat = []
@@ -220,7 +237,8 @@ struct HTMLStateBuilder {
 
     mutating func enter(_ element: HTMLElement) throws(MarkupError) {
         let tag = element.tag
-        if HTMLImporter.skippedTags.contains(tag) { return }
+        let rules = HTMLImporter.tagRules[tag] ?? HTMLImporter.TagRules()
+        if rules.isSkipped { return }
         if tag == "br" {
             try lineBreak()
             return
@@ -242,7 +260,7 @@ struct HTMLStateBuilder {
         }
         let context = HTMLImportContext(registry: registry, isPreformatted: mode != .flowing)
         guard let (result, conversion) = conversions.importing(element, context: context) else {
-            try enterUnconverted(element, format: formatting(add: HTMLImporter.formatTags[tag] ?? [], remove: []), mode: mode)
+            try enterUnconverted(element, rules: rules, format: formatting(add: rules.format, remove: []), mode: mode)
             return
         }
         switch result {
@@ -254,13 +272,13 @@ struct HTMLStateBuilder {
             try leaf(type, fields: fields)
         case .node(let type, let fields, let rule):
             guard let plugin = registry.plugin(for: type) else {
-                try enterUnconverted(element, format: formatting(add: [], remove: []), mode: mode)
+                try enterUnconverted(element, rules: rules, format: formatting(add: [], remove: []), mode: mode)
                 return
             }
             let format = formatting(add: [], remove: [])
             if plugin.role.isInline {
                 try placeInline()
-                try beforeContent()
+                try beforeContent(marksContent: false)
                 let id = try openContainer(type: type, fields: fields, rule: rule, conversion: conversion, frame: frames.count, isImplicit: false)
                 push(element, format: format, mode: mode, container: id)
                 return
@@ -289,15 +307,13 @@ struct HTMLStateBuilder {
 
     /// An element no conversion takes: a block boundary, an image's description, or
     /// transparent (with the format its tag stands for).
-    mutating func enterUnconverted(_ element: HTMLElement, format: TextFormat, mode: TextMode) throws(MarkupError) {
-        let tag = element.tag
-        if tag == "img" {
+    mutating func enterUnconverted(_ element: HTMLElement, rules: HTMLImporter.TagRules, format: TextFormat, mode: TextMode) throws(MarkupError) {
+        if element.tag == "img" {
             if let alt = element.attribute("alt"), !alt.isEmpty { try text(alt, format: format) }
             return
         }
-        let isBlock = HTMLImporter.blockTags.contains(tag)
-        if isBlock { try boundary() }
-        push(element, format: format, mode: HTMLImporter.preformattedTags.contains(tag) ? .preformatted : mode, isBoundary: isBlock)
+        if rules.isBlock { try boundary() }
+        push(element, format: format, mode: rules.isPreformatted ? .preformatted : mode, isBoundary: rules.isBlock)
     }
 
     mutating func exitFrame() throws(MarkupError) {
@@ -358,6 +374,11 @@ struct HTMLStateBuilder {
         var splits = false
         var literal = false
         switch rule {
+        case .children where isImplicit:
+            // A container made to hold stray content nests only what holds it (a list in an
+            // item made in a list), so that stray content never reshapes the document.
+            let parent = containers[top].type
+            if acceptsInline, childRule.accepts(type: parent, role: .element(inline: false)) { nesting = [parent] }
         case .children:
             if acceptsInline, !isInline, childRule != .inlines {
                 nesting = Set(registry.registeredTypes.filter { childRule.accepts(type: $0, role: registry.plugin(for: $0)?.role ?? .text) && registry.plugin(for: $0)?.role.isInline == false })
@@ -412,6 +433,14 @@ struct HTMLStateBuilder {
             let rule: HTMLContentRule = container.isLiteral ? .literal : .inlines(nesting: container.nesting, splitsForBlocks: container.splitsForBlocks)
             frames[container.frame].suspended = SuspendedContainer(type: container.type, fields: container.fields, rule: rule, conversion: conversion)
             frames[container.frame].container = nil
+        }
+        try flushText()
+        if let key = container.key, state[key]?.childCount == 0, containers[top].pendingBreaks == 0 {
+            // Nothing came before the block: the element's node is not needed there.
+            containers.removeLast()
+            if let index = topLevel.lastIndex(of: key) { topLevel.remove(at: index) }
+            do { try state.remove(key) } catch { throw fail(error, container.type.rawValue) }
+            return
         }
         try closeTop()
     }
@@ -476,6 +505,10 @@ struct HTMLStateBuilder {
                 try closeTop()
                 continue
             }
+            if container.isImplicit && isClaimed(type, below: top) {
+                try closeTop()
+                continue
+            }
             if container.acceptsInline {
                 if container.nesting.contains(type) && container.childRule.accepts(type: type, role: role) {
                     try finishLine(of: lineContainer)
@@ -483,6 +516,11 @@ struct HTMLStateBuilder {
                 }
                 if container.isLiteral || type == .paragraph || !container.splitsForBlocks { return nil }
                 try suspendTop()
+                continue
+            }
+            if container.isImplicit && isClaimed(type, below: top) {
+                // A row arriving in a cell made for stray content goes to the table.
+                try closeTop()
                 continue
             }
             if container.childRule.accepts(type: type, role: role) {
@@ -493,6 +531,17 @@ struct HTMLStateBuilder {
                 continue
             }
             return nil
+        }
+    }
+
+    /// Whether a container below `index` takes exactly the listed types and `type` among them
+    /// (a table takes rows, a list items).
+    ///
+    /// - Complexity: O(depth).
+    func isClaimed(_ type: NodeType, below index: Int) -> Bool {
+        containers[..<index].contains { container in
+            if case .only(let types) = container.childRule { return types.contains(type) }
+            return false
         }
     }
 
@@ -530,8 +579,9 @@ struct HTMLStateBuilder {
         try attach(key, to: index, what: "linebreak")
     }
 
-    /// Writes the line's pending breaks and space before content.
-    mutating func beforeContent() throws(MarkupError) {
+    /// Writes the line's pending breaks and space before content; an inline element's start
+    /// (`marksContent` false) leaves the line as empty as it was.
+    mutating func beforeContent(marksContent: Bool = true) throws(MarkupError) {
         let line = lineContainer
         let breaks = containers[line].pendingBreaks
         if breaks > 0 {
@@ -543,7 +593,7 @@ struct HTMLStateBuilder {
             let index = containers.lastIndex { $0.id == space.container } ?? top
             try appendText(" ", format: space.format, to: index)
         }
-        containers[line].atLineStart = false
+        if marksContent { containers[line].atLineStart = false }
     }
 
     mutating func leaf(_ type: NodeType, fields: JSONObject) throws(MarkupError) {
