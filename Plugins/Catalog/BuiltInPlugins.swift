@@ -29,6 +29,12 @@ public enum BuiltInPlugins {
     /// formats (QuireMarkup).
     public static var catalog: PluginCatalog { PluginCatalog(all, reading: engineContributionKinds) }
 
+    /// A configuration file that selects every built-in with its defaults: what `quire` uses
+    /// without a config file, and what tests and benchmarks load to get all node types.
+    public static var allPluginsYAML: String {
+        "version: 1\nplugins:\n" + all.map { "  - \($0.name)\n" }.joined()
+    }
+
     /// The contribution kinds the engine's modules read.
     public static let engineContributionKinds: Set<ContributionKind> = [
         ContributionKey.editorExtension.kind, ContributionKey.theme.kind,

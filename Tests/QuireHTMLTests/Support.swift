@@ -11,8 +11,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// Every built-in plugin with its defaults: the registry and the HTML converter.
 enum BuiltIns {
     static let configuration: Configuration = {
-        let yaml = "version: 1\nplugins:\n" + BuiltInPlugins.all.map { "  - \($0.name)\n" }.joined()
-        do { return try Configuration.load(yaml: yaml, catalog: BuiltInPlugins.catalog) } catch {
+        do { return try Configuration.load(yaml: BuiltInPlugins.allPluginsYAML, catalog: BuiltInPlugins.catalog) } catch {
             preconditionFailure("the built-in configuration loads: \(error)")
         }
     }()

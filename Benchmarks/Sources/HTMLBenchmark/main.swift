@@ -33,8 +33,7 @@ func specPage(bytes: Int) throws -> String {
     return page + "</body></html>\n"
 }
 
-let configuration = try Configuration.load(
-    yaml: "version: 1\nplugins:\n" + BuiltInPlugins.all.map { "  - \($0.name)\n" }.joined(), catalog: BuiltInPlugins.catalog)
+let configuration = try Configuration.load(yaml: BuiltInPlugins.allPluginsYAML, catalog: BuiltInPlugins.catalog)
 let converter = HTMLConverter(registry: try configuration.makeRegistry(), contributions: configuration.plugins.contributions)
 
 var pages: [(name: String, html: String)] = []
