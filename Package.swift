@@ -83,7 +83,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireHTMLTests",
-        dependencies: ["QuireHTML", "QuireMarkup", "QuireMarkdown", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage"],
+        dependencies: ["QuireHTML", "QuireMarkup", "QuireMarkdown", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireStyle"],
         path: "Tests/QuireHTMLTests",
         swiftSettings: strictSettings
     ),
