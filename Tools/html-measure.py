@@ -31,6 +31,11 @@ SKIPPED = {"head", "script", "style", "template", "noscript", "iframe", "object"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
         "basefont", "bgsound", "frame", "keygen", "param", "image"}
 
+# Elements inside which text flows on: words that touch across them are one word, as a browser
+# shows them (`foo<b>bar</b>` is "foobar").
+INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s", "samp",
+          "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "del", "ins", "big", "nobr", "label"}
+
 
 class Reference(html.parser.HTMLParser):
     """The text and element counts html.parser sees."""
@@ -38,11 +43,18 @@ class Reference(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.skipping = []
-        self.words = []
+        self.pieces = []
         self.counts = collections.Counter()
+
+    @property
+    def words(self):
+        return "".join(self.pieces).split()
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
+        if tag not in INLINE:
+            # A block (or a line break) separates words that touch in the source.
+            self.pieces.append(" ")
         if tag in SKIPPED and tag not in VOID:
             self.skipping.append(tag)
         if self.skipping:
@@ -65,12 +77,14 @@ class Reference(html.parser.HTMLParser):
             self.counts["quote"] += 1
 
     def handle_endtag(self, tag):
+        if tag not in INLINE:
+            self.pieces.append(" ")
         if self.skipping and self.skipping[-1] == tag:
             self.skipping.pop()
 
     def handle_data(self, data):
         if not self.skipping:
-            self.words.extend(data.split())
+            self.pieces.append(data)
 
 
 def quire_counts(node, counts):
