@@ -82,9 +82,9 @@ func measure(_ renumbering: Renumbering, top: Bool, headless: Bool) throws -> (s
         let location = top ? 0 : end
         try editor.selectionDidChange(location..<location)
         var values = 0
-        editor.registerUpdateListener { state, previous, dirty in
-            values = dirty.filter { key in
-                state[key]?.type == ListItemNodePlugin.type && state[key]?.fields["value"] != previous[key]?.fields["value"]
+        editor.registerUpdateListener { update in
+            values = update.changes.allKeys.filter { key in
+                update.state[key]?.type == ListItemNodePlugin.type && update.state[key]?.fields["value"] != update.previousState[key]?.fields["value"]
             }.count
         }
         best = min(best, try Bench.time { try editor.replaceCharacters(in: location..<location, with: "\n") })
