@@ -83,9 +83,10 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "CCmarkGFM"]),
+    PluginRow(name: "QuireHTML", directory: "HTML", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CGumbo"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireEditor", "QuireStyle", "QuireMarkup",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -115,6 +116,18 @@ var targets: [Target] = [
         pkgConfig: "libxxhash",
         providers: [.apt(["libxxhash-dev"])]
     ),
+    .systemLibrary(
+        name: "CGumbo",
+        path: "Modules/CGumbo",
+        pkgConfig: "gumbo",
+        providers: [.apt(["libgumbo-dev"])]
+    ),
+    .testTarget(
+        name: "QuireHTMLTests",
+        dependencies: ["QuireHTML", "QuireMarkup", "QuireMarkdown", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireStyle"],
+        path: "Tests/QuireHTMLTests",
+        swiftSettings: strictSettings
+    ),
     .testTarget(
         name: "QuireMarkdownTests",
         dependencies: ["QuireMarkdown", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel"],
@@ -142,7 +155,7 @@ var targets: [Target] = [
     // The README's worked plugin example, compiled and tested so that it cannot rot.
     .target(
         name: "QuireCalloutExample",
-        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage"],
+        dependencies: ["QuireModel", "QuireEditor", "QuireStyle", "QuireTextStorage", "QuireMarkup"],
         path: "Examples/Callout",
         swiftSettings: strictSettings
     ),
@@ -150,7 +163,7 @@ var targets: [Target] = [
         name: "QuireCalloutExampleTests",
         dependencies: [
             "QuireCalloutExample", "QuireCatalog", "QuireConfig", "QuireEditor", "QuireStyle", "QuireTestSupport", "QuireModel",
-            "QuireTextStorage",
+            "QuireTextStorage", "QuireHTML", "QuireMarkup",
         ],
         path: "Tests/QuireCalloutExampleTests",
         swiftSettings: strictSettings

@@ -38,6 +38,11 @@ let benchmarks: [BenchmarkRow] = [
         .product(name: "QuireEditor", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
         .product(name: "QuireAlgorithms", package: "Quire"), .product(name: "QuireTextStorage", package: "Quire"),
     ]),
+    BenchmarkRow(name: "HTMLBenchmark", dependencies: [
+        .product(name: "QuireHTML", package: "Quire"), .product(name: "QuireMarkup", package: "Quire"),
+        .product(name: "QuireMarkdown", package: "Quire"), .product(name: "QuireCatalog", package: "Quire"),
+        .product(name: "QuireConfig", package: "Quire"), .product(name: "QuireModel", package: "Quire"),
+    ]),
     BenchmarkRow(name: "MarkupBenchmark", dependencies: [
         .product(name: "QuireMarkup", package: "Quire"), .product(name: "QuireMarkdown", package: "Quire"),
         .product(name: "QuireCatalog", package: "Quire"), .product(name: "QuireConfig", package: "Quire"),

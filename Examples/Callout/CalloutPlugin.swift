@@ -1,4 +1,5 @@
 import QuireEditor
+import QuireMarkup
 import QuireModel
 import QuireStyle
 import QuireTextStorage
@@ -106,6 +107,7 @@ extension PluginDescriptor {
             CalloutNodePlugin.type: { node in [Theme.Keys.callout: .string(node.fields["emoji"]?.stringValue ?? "")] },
         ])
         return ([CalloutNodePlugin(defaultEmoji: options.defaultEmoji)],
-                [.editor(CalloutEditorExtension(defaultEmoji: options.defaultEmoji)), .theme(theme)])
+                [.editor(CalloutEditorExtension(defaultEmoji: options.defaultEmoji)), .theme(theme),
+                 .htmlConversion(CalloutHTMLConversion(defaultEmoji: options.defaultEmoji))])
     }
 }

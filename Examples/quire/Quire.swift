@@ -63,7 +63,7 @@ struct ConfigOptions: ParsableArguments {
 
     /// Every built-in plugin with its defaults.
     static var defaultYAML: String {
-        "version: 1\nplugins:\n" + BuiltInPlugins.all.map { "  - \($0.name)\n" }.joined()
+        BuiltInPlugins.allPluginsYAML
     }
 }
 

@@ -1,18 +1,18 @@
 import ArgumentParser
 import Foundation
-import QuireMarkdown
 import QuireMarkup
 import QuireTextStorage
 
 /// `quire show FILE --width N`: the document rendered through the markup pipeline to the terminal
-/// with ANSI styles; `--html` writes cmark-gfm's HTML of its markdown instead.
+/// with ANSI styles; `--html` writes it as an HTML document through the configured `html`
+/// format (every node and format kept) instead.
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Render a document (.md or Lexical .json) to the terminal, or as HTML with --html."
+        abstract: "Render a document (.md, .html or Lexical .json) to the terminal, or as HTML with --html."
     )
 
-    @Argument(help: "The document (.md or .json).") var file: String
+    @Argument(help: "The document (.md, .html or .json).") var file: String
     @Option(help: "The terminal width in cells.") var width: Int = 80
     @Flag(help: "Write an HTML rendering instead.") var html = false
     @Flag(help: "Leave out ANSI escape codes.") var plain = false
@@ -20,12 +20,12 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         let setup = try MarkupSetup(config)
-        let document = try setup.loadDocument(file)
         if html {
-            let markdown = try setup.formats.serializer(for: "markdown").serialize(document)
-            FileHandle.standardOutput.write(Data(try CmarkGFM.html(markdown).utf8))
+            let output = try setup.write(try setup.loadState(file), as: "html", source: file)
+            FileHandle.standardOutput.write(Data(output.utf8))
             return
         }
+        let document = try setup.loadDocument(file)
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         let pipeline = MarkupPipeline(attachments: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base)),
                                       builder: RunBuilder(metrics: TerminalMetrics()))

@@ -2,6 +2,7 @@ import QuireCode
 import QuireEditor
 import QuireHeading
 import QuireHorizontalRule
+import QuireHTML
 import QuireImage
 import QuireLink
 import QuireList
@@ -19,18 +20,26 @@ import QuireTable
 public enum BuiltInPlugins {
     /// The built-in descriptors in their default priority order.
     public static let all: [PluginDescriptor] = [
-        .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown,
+        .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown, .html,
     ]
 
     /// A catalog of the built-ins; an app registers its own plugins into a copy of it. It reads
     /// what the engine's modules read: editor extensions (QuireEditor), theme entries
-    /// (QuireStyle), markup mappings, parsers and serializers (QuireMarkup).
+    /// (QuireStyle), markup mappings, parsers and serializers, HTML conversions and document
+    /// formats (QuireMarkup).
     public static var catalog: PluginCatalog { PluginCatalog(all, reading: engineContributionKinds) }
+
+    /// A configuration file that selects every built-in with its defaults: what `quire` uses
+    /// without a config file, and what tests and benchmarks load to get all node types.
+    public static var allPluginsYAML: String {
+        "version: 1\nplugins:\n" + all.map { "  - \($0.name)\n" }.joined()
+    }
 
     /// The contribution kinds the engine's modules read.
     public static let engineContributionKinds: Set<ContributionKind> = [
         ContributionKey.editorExtension.kind, ContributionKey.theme.kind,
         ContributionKey.markupMapping.kind, ContributionKey.markupParser.kind, ContributionKey.markupSerializer.kind,
+        ContributionKey.htmlConversion.kind, ContributionKey.documentFormat.kind,
     ]
 
     /// The plugin folders under `Plugins/` that hold node or markup plugins, for the completeness
@@ -45,5 +54,6 @@ public enum BuiltInPlugins {
         "HorizontalRule": ["horizontalrule"],
         "Image": ["image"],
         "Markdown": ["markdown"],
+        "HTML": ["html"],
     ]
 }

@@ -78,6 +78,6 @@ extension PluginDescriptor {
         name: "code", summary: "Code blocks with a language (Lexical `code`, `code-highlight`)", options: NoOptions.self
     ) { _ in
         ([CodeNodePlugin(), CodeHighlightNodePlugin()],
-         [.markupMapping(CodeMarkupMapping()), .editor(CodeExtension()), .theme(CodeAttributes.themeContribution)])
+         [.markupMapping(CodeMarkupMapping()), .htmlConversion(CodeHTMLConversion()), .editor(CodeExtension()), .theme(CodeAttributes.themeContribution)])
     }
 }

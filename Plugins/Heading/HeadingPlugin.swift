@@ -92,6 +92,6 @@ extension PluginDescriptor {
         name: "heading", summary: "Headings h1–h6 (Lexical `heading`)", options: HeadingOptions.self
     ) { options in
         ([HeadingNodePlugin(maxLevel: options.maxLevel)],
-         [.markupMapping(HeadingMarkupMapping(maxLevel: options.maxLevel)), .editor(HeadingExtension()), .theme(HeadingAttributes.themeContribution)])
+         [.markupMapping(HeadingMarkupMapping(maxLevel: options.maxLevel)), .htmlConversion(HeadingHTMLConversion(maxLevel: options.maxLevel)), .editor(HeadingExtension()), .theme(HeadingAttributes.themeContribution)])
     }
 }

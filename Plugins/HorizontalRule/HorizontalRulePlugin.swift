@@ -113,6 +113,6 @@ extension PluginDescriptor {
         name: "horizontalrule", summary: "Horizontal rules (Lexical `horizontalrule`)", options: NoOptions.self
     ) { _ in
         ([HorizontalRuleNodePlugin()],
-         [.markupMapping(HorizontalRuleNodePlugin.markupMapping), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
+         [.markupMapping(HorizontalRuleNodePlugin.markupMapping), .htmlConversion(HorizontalRuleHTMLConversion()), .editor(HorizontalRuleCommandsExtension()), .theme(HorizontalRuleTheme.contribution)])
     }
 }

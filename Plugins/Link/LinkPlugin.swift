@@ -51,5 +51,5 @@ extension PluginDescriptor {
     /// ``LinkCommandsExtension`` (toggle link) and the ``LinkTheme`` contribution.
     public static let link = PluginDescriptor(
         name: "link", summary: "Links (Lexical `link`)", options: NoOptions.self
-    ) { _ in ([LinkNodePlugin()], [.markupMapping(LinkMarkupMapping()), .editor(LinkCommandsExtension()), .theme(LinkTheme.contribution)]) }
+    ) { _ in ([LinkNodePlugin()], [.markupMapping(LinkMarkupMapping()), .htmlConversion(LinkHTMLConversion()), .editor(LinkCommandsExtension()), .theme(LinkTheme.contribution)]) }
 }

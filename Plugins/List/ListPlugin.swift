@@ -151,7 +151,7 @@ extension PluginDescriptor {
         name: "list", summary: "Bullet, numbered and check lists, nested (Lexical `list`, `listitem`)", options: NoOptions.self
     ) { _ in
         ([ListNodePlugin(), ListItemNodePlugin()],
-         [.markupMapping(ListMarkupMapping()), .markupMapping(ListItemMarkupMapping()), .editor(ListExtension()),
+         [.markupMapping(ListMarkupMapping()), .markupMapping(ListItemMarkupMapping()), .htmlConversion(ListHTMLConversion()), .htmlConversion(ListItemHTMLConversion()), .editor(ListExtension()),
           .theme(ListAttributes.themeContribution)])
     }
 }

@@ -73,5 +73,5 @@ extension PluginDescriptor {
     /// The quote plugin, selected as `quote`; it has no options.
     public static let quote = PluginDescriptor(
         name: "quote", summary: "Block quotes (Lexical `quote`)", options: NoOptions.self
-    ) { _ in ([QuoteNodePlugin()], [.markupMapping(QuoteNodePlugin.markupMapping), .editor(QuoteExtension()), .theme(QuoteAttributes.themeContribution)]) }
+    ) { _ in ([QuoteNodePlugin()], [.markupMapping(QuoteNodePlugin.markupMapping), .htmlConversion(QuoteHTMLConversion()), .editor(QuoteExtension()), .theme(QuoteAttributes.themeContribution)]) }
 }

@@ -196,6 +196,7 @@ extension PluginDescriptor {
     ) { _ in
         ([TableNodePlugin(), TableRowNodePlugin(), TableCellNodePlugin()],
          [.markupMapping(TableMarkupMapping()), .markupMapping(TableRowMarkupMapping()), .markupMapping(TableCellMarkupMapping()),
+          .htmlConversion(TableHTMLConversion()), .htmlConversion(TableRowHTMLConversion()), .htmlConversion(TableCellHTMLConversion()),
           .editor(TableCommandsExtension()), .theme(TableTheme.contribution)])
     }
 }

@@ -11,13 +11,46 @@ import Testing
         #expect(result.stdout == golden)
     }
 
-    @Test func showHTMLIsCmarkGFMsRendering() throws {
+    /// `show --html` writes through the configured HTML plugin, so markdown and the same
+    /// document as Lexical JSON give the same page, every node type in it.
+    @Test func showHTMLWritesMarkdownAndLexicalJSONThroughTheHTMLPlugin() throws {
         let result = try QuireProcess.run(["show", fixture, "--html"])
         #expect(result.status == 0, "\(result.stderr)")
-        for fragment in ["<h1>Quire <em>markup</em> tour</h1>", "<blockquote>", "<ol start=\"7\">", "<input type=\"checkbox\" checked=\"\" disabled=\"\" />",
-                         "<th align=\"left\">Name</th>", "<hr />", "<img src=\"dot.png\" alt=\"a dot\" />", "<pre><code class=\"language-swift\">"] {
+        for fragment in ["<h1>Quire <em>markup</em> tour</h1>", "<blockquote>", "<ol start=\"7\">", "<input type=\"checkbox\" disabled checked> Done",
+                         "<th style=\"text-align: left\">Name</th>", "<hr>", "<img src=\"dot.png\" alt=\"a dot\">", "<pre><code class=\"language-swift\">"] {
             #expect(result.stdout.contains(fragment), "missing \(fragment)")
         }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-show-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("doc.json").path
+        #expect(try QuireProcess.run(["convert", fixture, json]).status == 0)
+        let fromJSON = try QuireProcess.run(["show", json, "--html"])
+        #expect(fromJSON.status == 0, "\(fromJSON.stderr)")
+        #expect(fromJSON.stdout == result.stdout)
+    }
+
+    /// `convert` writes HTML from Lexical JSON and reads it back to the same document.
+    @Test func convertWritesHTMLThatReadsBackToTheSameDocument() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-html-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("doc.json").path
+        let page = directory.appendingPathComponent("page.html").path
+        let back = directory.appendingPathComponent("back.json").path
+        #expect(try QuireProcess.run(["convert", fixture, json]).status == 0)
+        let toHTML = try QuireProcess.run(["convert", json, page])
+        #expect(toHTML.status == 0, "\(toHTML.stderr)")
+        let fromHTML = try QuireProcess.run(["convert", page, back])
+        #expect(fromHTML.status == 0, "\(fromHTML.stderr)")
+        let golden = try String(contentsOf: QuireProcess.repositoryRoot.appendingPathComponent("Tests/Fixtures/html/all-nodes.html"), encoding: .utf8)
+        let written = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(written.hasPrefix("<!DOCTYPE html>") && written.contains("<body>\n" + golden + "</body>"))
+        // The text is the markdown's; the HTML written again is the same page (the fixpoint).
+        #expect(try QuireProcess.run(["render", back]).stdout == (try QuireProcess.run(["render", json]).stdout))
+        let again = directory.appendingPathComponent("again.html").path
+        #expect(try QuireProcess.run(["convert", back, again]).status == 0)
+        #expect(try String(contentsOfFile: again, encoding: .utf8) == written)
     }
 
     @Test func convertGoesToLexicalJSONAndBack() throws {
