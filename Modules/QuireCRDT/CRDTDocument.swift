@@ -55,11 +55,14 @@ public struct CRDTDocument: Sendable {
     /// - Complexity: O(ops) amortized O(1) per operation.
     @discardableResult
     public mutating func commit() -> DocumentEvent? {
-        let st = mutate()
-        st.commit()
+        // No reference to the storage may outlive the write: `takeEvents` would see it shared
+        // and copy the whole document.
+        mutate().commit()
         return takeEvents(.local)
     }
 
+    /// The events recorded since the last call. Callers hold no reference to the storage of
+    /// their own when they call it, or the storage would be copied (O(n)) to take them.
     mutating func takeEvents(_ origin: EventOrigin) -> DocumentEvent? {
         guard s.recordEvents, !s.events.isEmpty else { return nil }
         let st = mutate()

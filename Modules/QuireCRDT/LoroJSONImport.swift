@@ -74,10 +74,9 @@ extension CRDTDocument {
             // Nothing new (duplicates only, or still waiting): leave the storage unshared.
             return ImportStatus(applied: [], pending: s.pending.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) } + waitingSpans, event: nil)
         }
-        let st = mutate()
         let result: (applied: [IDSpan], pending: [IDSpan])
-        do throws(CRDTError) { result = try st.importChanges(converted) } catch { throw .rejected(error) }
-        st.pendingJSON = waiting
+        do throws(CRDTError) { result = try mutate().importChanges(converted) } catch { throw .rejected(error) }
+        mutate().pendingJSON = waiting
         return ImportStatus(applied: result.applied, pending: result.pending + waitingSpans, event: takeEvents(.import))
     }
 }

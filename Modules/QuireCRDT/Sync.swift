@@ -379,8 +379,7 @@ extension CRDTDocument {
             let u = other.exportUpdates(since: version)
             return try importUpdates(u)
         }
-        let st = mutate()
-        let (applied, pendingSpans) = try st.importChanges(incoming)
+        let (applied, pendingSpans) = try mutate().importChanges(incoming)
         return ImportStatus(applied: applied, pending: pendingSpans, event: takeEvents(.import))
     }
 }
