@@ -67,8 +67,12 @@ extension CRDTDocument {
     /// Resolves the changes (with those still pending) by version-scoped views and imports them.
     mutating func importConverted(_ incoming: [PendingJSONChange]) throws(LoroJSONError) -> ImportStatus {
         let candidates = s.pendingJSON + incoming
-        var importer = LoroJSONImporter(storage: s)
-        let (converted, waiting) = try importer.convertReady(candidates)
+        // The importer reads the storage; it must be gone before `mutate()` below, or the whole
+        // document would be copied.
+        let (converted, waiting) = try { () throws(LoroJSONError) in
+            var importer = LoroJSONImporter(storage: s)
+            return try importer.convertReady(candidates)
+        }()
         let waitingSpans = waiting.map { IDSpan(peer: $0.change.id.peer, start: $0.change.id.counter, end: $0.change.id.counter + OpCounter($0.change.length)) }
         if converted.isEmpty && waiting.map(\.change.id).sorted() == s.pendingJSON.map(\.change.id).sorted() {
             // Nothing new (duplicates only, or still waiting): leave the storage unshared.

@@ -18,7 +18,7 @@ import Testing
     @Test func commitWithoutEventsKeepsTheStorage() throws {
         var document = try Self.document(recordingEvents: false)
         try document.insertText("!", at: 11, in: Self.text)
-        weak var before = document.storage
+        weak let before = document.storage
         _ = document.commit()
         #expect(before === document.storage)
     }
@@ -30,7 +30,7 @@ import Testing
         var document = try Self.document(recordingEvents: true)
         try document.insertText("!", at: 11, in: Self.text)
         #expect(isKnownUniquelyReferenced(&document.storage))
-        weak var before = document.storage
+        weak let before = document.storage
         let event = document.commit()
         #expect(event != nil)
         #expect(before === document.storage)
@@ -44,7 +44,7 @@ import Testing
         try other.insertText("!", at: 11, in: Self.text)
         other.commit()
         #expect(isKnownUniquelyReferenced(&document.storage))
-        weak var before = document.storage
+        weak let before = document.storage
         let status: ImportStatus
         switch format {
         case "quire": status = try document.importUpdates(other.exportUpdates(since: document.version))
