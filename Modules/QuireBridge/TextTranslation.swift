@@ -13,6 +13,8 @@ struct TextRegion {
     /// Where the stretch starts and how long it is now, in scalars.
     var start: Int
     var oldSymbols: [TextSymbol]
+    /// The attributes every old symbol has in the shared text (its marks), read with the symbols.
+    var oldAttributes: [[String: CRDTValue]]
     var newSymbols: [TextSymbol]
     /// The wanted attributes of every new symbol (for a marker, only `block` counts).
     var newAttributes: [[String: CRDTValue]]
@@ -62,8 +64,17 @@ extension EditorBinding {
 
     // MARK: Document order of text blocks
 
-    private func blockChildren(of key: NodeKey, in state: EditorState) -> [NodeKey] {
-        state.children(of: key).filter(Projection.isBlock).map(\.key)
+    /// The first child of `key` that is a block, found from the first child on (a block's
+    /// inline children come first, so this is O(inline children), without building a list).
+    private func firstBlockChild(of key: NodeKey, in state: EditorState) -> NodeKey? {
+        guard let first = state[key]?.firstChild, let node = state[first] else { return nil }
+        return Projection.isBlock(node) ? first : nextBlock(after: first, in: state)
+    }
+
+    /// The last child of `key` that is a block.
+    private func lastBlockChild(of key: NodeKey, in state: EditorState) -> NodeKey? {
+        guard let last = state[key]?.lastChild, let node = state[last] else { return nil }
+        return Projection.isBlock(node) ? last : previousBlock(before: last, in: state)
     }
 
     private func nextBlock(after key: NodeKey, in state: EditorState) -> NodeKey? {
@@ -78,7 +89,7 @@ extension EditorBinding {
     /// The block before `key` in pre-order.
     private func previousInPreorder(_ key: NodeKey, in state: EditorState) -> NodeKey? {
         if var current = previousBlock(before: key, in: state) {
-            while let last = blockChildren(of: current, in: state).last { current = last }
+            while let last = lastBlockChild(of: current, in: state) { current = last }
             return current
         }
         guard let parent = state[key]?.parent, parent != .root else { return nil }
@@ -87,7 +98,7 @@ extension EditorBinding {
 
     /// The block after `key` in pre-order.
     private func nextInPreorder(_ key: NodeKey, in state: EditorState) -> NodeKey? {
-        if let first = blockChildren(of: key, in: state).first { return first }
+        if let first = firstBlockChild(of: key, in: state) { return first }
         var current = key
         while current != .root {
             if let next = nextBlock(after: current, in: state) { return next }
@@ -123,14 +134,14 @@ extension EditorBinding {
         let leadingEnd = (try? runs.index.lengths(of: .leading).content) ?? 0
         for first in affected.new {
             // A segment starts at an affected block whose previous text block is not affected.
-            if let before = previousTextBlock(first, in: next), affected.new.contains(before) { continue }
+            let predecessor = previousTextBlock(first, in: next)
+            if let predecessor, affected.new.contains(predecessor) { continue }
             var segment = [first]
             var after = nextTextBlock(first, in: next)
             while let candidate = after, affected.new.contains(candidate) {
                 segment.append(candidate)
                 after = nextTextBlock(candidate, in: next)
             }
-            let predecessor = previousTextBlock(first, in: next)
             let start = predecessor.flatMap { treeOfKey[$0] }.flatMap { runs.contentRange(of: $0)?.upperBound } ?? leadingEnd
             let end = after.flatMap { treeOfKey[$0] }.flatMap { runs.markerPosition(of: $0) } ?? runs.length
             let inside = start <= end ? markers(in: start..<end) : nil
@@ -184,8 +195,10 @@ extension EditorBinding {
     /// `content`, the inline content of that one block (its marker stays outside the range).
     private func region(_ range: Range<Int>, becoming blocks: [NodeKey], content: NodeKey? = nil, in next: EditorState) throws(BridgeError) -> TextRegion {
         var oldSymbols: [TextSymbol] = []
+        var oldAttributes: [[String: CRDTValue]] = []
         var position = range.lowerBound
         for run in try Projection.styledRuns(document, range) {
+            oldAttributes.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
             for scalar in run.scalars {
                 if scalar == DocumentSchema.markerScalar, let id = DocumentSchema.treeID(run.attributes[DocumentSchema.blockKey]),
                    runs.markerPosition(of: id) == position {
@@ -214,7 +227,7 @@ extension EditorBinding {
                 appendContent(of: block)
             }
         }
-        return TextRegion(start: range.lowerBound, oldSymbols: oldSymbols, newSymbols: newSymbols, newAttributes: newAttributes)
+        return TextRegion(start: range.lowerBound, oldSymbols: oldSymbols, oldAttributes: oldAttributes, newSymbols: newSymbols, newAttributes: newAttributes)
     }
 
     // MARK: Writing a region
@@ -246,17 +259,26 @@ extension EditorBinding {
         } catch {
             throw .crdt(error)
         }
-        try reconcileMarks(in: region.start..<(region.start + new.count), symbols: new, wanted: region.newAttributes)
-    }
-
-    /// Sets the schema's marks in `range` to `wanted` where they differ.
-    private func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]]) throws(BridgeError) {
-        guard !range.isEmpty else { return }
+        // The kept prefix and suffix keep their marks (inserting or deleting beside a character
+        // never changes its own); only the inserted middle is read back, with the marks it took
+        // from its neighbours by their expand rules. So a keystroke reads one character, not its
+        // whole block, a second time.
         var actual: [[String: CRDTValue]] = []
-        actual.reserveCapacity(range.count)
-        for run in try Projection.styledRuns(document, range) {
+        actual.reserveCapacity(new.count)
+        actual.append(contentsOf: region.oldAttributes[..<prefix])
+        let insertedStart = region.start + prefix
+        for run in try Projection.styledRuns(document, insertedStart..<(insertedStart + inserted.count)) {
             actual.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
         }
+        actual.append(contentsOf: region.oldAttributes[(old.count - suffix)...])
+        try reconcileMarks(in: region.start..<(region.start + new.count), symbols: new, wanted: region.newAttributes, actual: actual)
+    }
+
+    /// Sets the schema's marks in `range` to `wanted` where they differ from `actual`.
+    ///
+    /// - Complexity: O(range · keys) plus the mark operations.
+    private func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]], actual: [[String: CRDTValue]]) throws(BridgeError) {
+        guard !range.isEmpty else { return }
         var keys = Set<String>()
         for attributes in actual { for key in attributes.keys where Self.isSchemaKey(key) { keys.insert(key) } }
         for attributes in wanted { keys.formUnion(attributes.keys) }

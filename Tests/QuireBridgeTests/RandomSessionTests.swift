@@ -30,9 +30,14 @@ import Testing
     ]
     static let typed = ["a", "é", "👍🏽", " ", "xy", "\n", "한", "b\nc"]
 
-    /// `QUIRE_BRIDGE_SEED=N` runs that one seed; `QUIRE_BRIDGE_TRACE=1` prints what the bindings did.
+    /// `QUIRE_BRIDGE_SEED=N` runs that one seed, `QUIRE_BRIDGE_SEED_COUNT=N` the N seeds from 101
+    /// (long runs: many sessions of `QUIRE_LONG_STEPS` each); `QUIRE_BRIDGE_TRACE=1` prints what
+    /// the bindings did.
     static var seeds: [UInt64] {
-        ProcessInfo.processInfo.environment["QUIRE_BRIDGE_SEED"].flatMap(UInt64.init).map { [$0] } ?? [101, 102, 103]
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["QUIRE_BRIDGE_SEED"].flatMap(UInt64.init) { return [seed] }
+        if let count = environment["QUIRE_BRIDGE_SEED_COUNT"].flatMap(UInt64.init), count > 0 { return Array(101..<101 + count) }
+        return [101, 102, 103]
     }
 
     @Test(arguments: Self.seeds)
