@@ -104,7 +104,11 @@ extension EditorBinding {
 
     /// Writes the difference between two states into the CRDT document as one commit.
     func write(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?) throws(BridgeError) {
-        let meta = selection.map { UndoItemMeta(cursors: SelectionCursors.cursors(for: $0, in: previous, binding: self)) }
+        // The undo group first: a keystroke that joins the open step needs no cursors of its own
+        // (the step keeps those of its first commit), and computing them is a third of its cost.
+        let joinsStep: Bool
+        do { joinsStep = try openUndoGroup(for: origin) } catch { throw .undo(error) }
+        let meta = joinsStep ? nil : selection.map { UndoItemMeta(cursors: SelectionCursors.cursors(for: $0, in: previous, binding: self)) }
         do {
             let affected = affectedTextBlocks(from: previous, to: next, written: written)
             try writeStructure(from: previous, to: next, written: written)
@@ -118,18 +122,6 @@ extension EditorBinding {
         }
         let event: DocumentEvent?
         do {
-            if origin != Self.derivedOrigin {
-                // Consecutive commits of one tag within the merge interval are one undo step: an
-                // undo group stays open while they come.
-                let now = clock()
-                if isGroupOpen, origin.isEmpty || origin != lastLocalTag || now - lastLocalTime >= mergeInterval { closeUndoGroup() }
-                if !isGroupOpen {
-                    try undoManager.groupStart()
-                    isGroupOpen = true
-                }
-                lastLocalTag = origin
-                lastLocalTime = now
-            }
             event = try undoManager.commit(&document, origin: origin, meta: meta)
         } catch {
             throw .undo(error)
@@ -138,6 +130,22 @@ extension EditorBinding {
         for container in event?.events ?? [] where container.target == DocumentSchema.text {
             if case .text(let delta) = container.diff { runs.apply(delta, into: &changes) }
         }
+    }
+
+    /// Opens or continues the undo group of a local commit: consecutive commits of one tag
+    /// within the merge interval are one undo step, so a group stays open while they come.
+    /// Returns whether the commit joins the group's step for certain.
+    private func openUndoGroup(for origin: String) throws(UndoError) -> Bool {
+        guard origin != Self.derivedOrigin else { return false }
+        let now = clock()
+        if isGroupOpen, origin.isEmpty || origin != lastLocalTag || now - lastLocalTime >= mergeInterval { closeUndoGroup() }
+        if !isGroupOpen {
+            try undoManager.groupStart()
+            isGroupOpen = true
+        }
+        lastLocalTag = origin
+        lastLocalTime = now
+        return undoManager.nextCommitJoinsOpenGroup
     }
 
     /// Tree operations for the blocks a commit created, moved, changed and removed.

@@ -157,6 +157,15 @@ public struct CRDTUndoManager: Sendable {
     /// - Complexity: O(1).
     public mutating func groupEnd() { group = nil }
 
+    /// Whether the next commit's operations join the newest undo step for certain: a group is
+    /// open and already holds that step, and they continue it. Metadata passed with such a commit
+    /// is not kept, so a caller can skip computing it (a bound editor's selection cursors).
+    /// - Complexity: O(1).
+    public var nextCommitJoinsOpenGroup: Bool {
+        guard group?.pushed == true, let last = undoStack.last else { return false }
+        return last.span.upperBound == nextCounter
+    }
+
     /// Commits `doc` and records the local operations since the last checkpoint as an undo step
     /// (merged into the previous one within ``mergeInterval``), unless `origin` is excluded.
     /// - Complexity: the commit's, plus O(1).

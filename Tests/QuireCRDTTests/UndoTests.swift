@@ -155,11 +155,14 @@ final class ManualClock: Sendable {
         undo.addExcludeOriginPrefix("sys:")
         try undo.groupStart()
         #expect(throws: UndoError.groupAlreadyStarted) { try undo.groupStart() }
+        #expect(!undo.nextCommitJoinsOpenGroup, "an open group without a step yet")
         try a.insertText("ab", at: 0, in: Self.text)
         try undo.commit(&a)
+        #expect(undo.nextCommitJoinsOpenGroup)
         try a.insertText("cd", at: 2, in: Self.text)
         try undo.commit(&a)
         undo.groupEnd()
+        #expect(!undo.nextCommitJoinsOpenGroup, "a closed group")
         #expect(undo.undoCount == 1)
         // An excluded commit counts as remote: undo leaves it alone.
         try a.insertText("!", at: 4, in: Self.text)
