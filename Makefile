@@ -59,11 +59,11 @@ bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks BridgeBenchmark
 	$(SWIFT) run -c release --package-path Benchmarks HTMLBenchmark
 
-# The sync server under load (loopback, bounded by QUIRE_LOAD_SECONDS, default 30 s per server),
+# The sync server under load (a release build, loopback, bounded by QUIRE_LOAD_SECONDS, default 30 s per server),
 # against pycrdt-websocket in the same run; not part of `make test`.
 LOAD_VENV := .venv-load
 load-test: deps
 	@if [ ! -x $(LOAD_VENV)/bin/python ]; then $(PYTHON) -m venv $(LOAD_VENV); fi
 	@$(LOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Load/requirements.txt
-	$(SWIFT) build --product quire
-	$(LOAD_VENV)/bin/python Tests/Load/load_test.py --quire "$$($(SWIFT) build --show-bin-path)/quire"
+	$(SWIFT) build -c release --product quire
+	$(LOAD_VENV)/bin/python Tests/Load/load_test.py --quire "$$($(SWIFT) build -c release --show-bin-path)/quire"

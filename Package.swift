@@ -28,7 +28,7 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireEditor", dependencies: ["QuireModel", "QuirePositionIndex", "QuireTextStorage", "QuireStyle", "QuireReconciler", "QuireSelection"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireReconciler", "QuireTextStorage", "QuireTestSupport", "QuireStyle"]),
     ModuleRow(name: "QuireCRDT", dependencies: ["QuireAlgorithms", "QuireJSON", "CLZ4", "CXXHash"], testDependencies: ["QuireAlgorithms", "QuireTestSupport", "QuireJSON", "QuireConfig", "QuireTextStorage"]),
     ModuleRow(name: "QuireTestSupport", dependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor"], hasTests: false),
-    ModuleRow(name: "QuireBridge", dependencies: ["QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
+    ModuleRow(name: "QuireBridge", dependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuirePositionIndex", "QuireSelection", "QuireTextStorage"], testDependencies: [
         "QuireAlgorithms", "QuireModel", "QuireEditor", "QuireCRDT", "QuireTestSupport", "QuireTextStorage", "QuireReconciler", "QuireStyle", "QuireCatalog", "QuireConfig",
     ]),
     ModuleRow(name: "QuireMarkup", dependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage", "QuireStyle"], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireTextStorage"]),

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireCRDT
 import QuireModel
 
@@ -105,11 +106,11 @@ enum InlineContent {
                 guard !pending.isEmpty else { return }
                 let pieces = atomic ? pending.map { [$0] } : [pending]
                 for piece in pieces {
-                    var node = try makeTextNode(String(String.UnicodeScalarView(piece)), run.attributes, in: &state)
+                    var node = try makeTextNode(String(scalars: piece), run.attributes, in: &state)
                     if let made = state[node], !accepts(parent, type: made.type, role: .text, in: state) {
                         // A text type the block does not take becomes plain text there.
                         try state.remove(node)
-                        node = try makeTextNode(String(String.UnicodeScalarView(piece)), run.attributes.filter { $0.key != DocumentSchema.textTypeKey && $0.key != DocumentSchema.textFieldsKey }, in: &state)
+                        node = try makeTextNode(String(scalars: piece), run.attributes.filter { $0.key != DocumentSchema.textTypeKey && $0.key != DocumentSchema.textFieldsKey }, in: &state)
                     }
                     try place(node, in: parent, of: block, before: firstBlockChild, in: &state)
                 }

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireCRDT
 import QuireEditor
 import QuireModel
@@ -271,9 +272,7 @@ struct TextWriter {
     /// Inserts everything at `position` and marks it.
     func flush(into document: inout CRDTDocument, at position: Int) throws(CRDTError) {
         guard !scalars.isEmpty else { return }
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: scalars)
-        try document.insertText(String(text), at: position, in: DocumentSchema.text)
+        try document.insertText(String(scalars: scalars), at: position, in: DocumentSchema.text)
         for key in marks.keys.sorted() {
             for (range, value) in marks[key]! {
                 try document.mark((range.lowerBound + position)..<(range.upperBound + position), key: key, value: value, in: DocumentSchema.text)

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import Foundation
 import QuireCRDT
 import QuireEditor
@@ -364,9 +365,7 @@ extension EditorBinding {
         let scalars = Array(node.text.unicodeScalars)
         let from = scalars[..<(prefix - leaf.start)].reduce(0) { $0 + UTF16.width($1) }
         let length = scalars[(prefix - leaf.start)..<(prefix - leaf.start + deleted)].reduce(0) { $0 + UTF16.width($1) }
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: inserted.map(\.0))
-        try state.spliceText(leaf.key, at: from, deleting: length, inserting: String(text))
+        try state.spliceText(leaf.key, at: from, deleting: length, inserting: String(scalars: inserted.lazy.map(\.0)))
         return true
     }
 }

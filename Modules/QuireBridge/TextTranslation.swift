@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireCRDT
 import QuireModel
 
@@ -247,14 +248,13 @@ extension EditorBinding {
         do {
             if deleted > 0 { try document.delete(at: region.start + prefix, count: deleted, in: DocumentSchema.text) }
             if !inserted.isEmpty {
-                var text = String.UnicodeScalarView()
-                for symbol in inserted {
+                let text = String(scalars: inserted.lazy.map { symbol in
                     switch symbol {
-                    case .scalar(let scalar): text.append(scalar)
-                    case .marker: text.append(DocumentSchema.markerScalar)
+                    case .scalar(let scalar): scalar
+                    case .marker: DocumentSchema.markerScalar
                     }
-                }
-                try document.insertText(String(text), at: region.start + prefix, in: DocumentSchema.text)
+                })
+                try document.insertText(text, at: region.start + prefix, in: DocumentSchema.text)
             }
         } catch {
             throw .crdt(error)

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import Synchronization
 
 /// A CRDT document with Loro's semantics: text, list, map and movable-tree containers, a history
@@ -107,7 +108,8 @@ public struct CRDTDocument: Sendable {
         let a = try convert(range.lowerBound, from: unit, to: .unicodeScalar, in: c)
         let b = try convert(range.upperBound, from: unit, to: .unicodeScalar, in: c)
         guard b > a, let seq = s.sequences[c], var cur = seq.locateAt(a, unit: .unicodeScalar) else { return "" }
-        var out = String.UnicodeScalarView()
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(b - a)
         var remaining = b - a
         var it: (SeqNode, Int)? = (cur.leaf, cur.index)
         while remaining > 0, let (l, i) = it {
@@ -121,7 +123,7 @@ public struct CRDTDocument: Sendable {
             cur.offset = 0
             it = seq.after(l, i)
         }
-        return String(out)
+        return String(scalars: out)
     }
 
     /// Inserts `string` at `pos` (counted in `unit`) in a text container.

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 extension CRDTDocument {
     /// Exports the committed changes in `to − from` as Loro JSON updates (Loro's
     /// `export_json_updates(start_vv, end_vv)`); `to` nil means everything. Write them with
@@ -95,7 +96,7 @@ struct LoroJSONExporter {
                 let seq = storage.sequences[c]
                 let range = Int(content)..<Int(content + count)
                 if c.type == .text {
-                    let text = seq.map { String(String.UnicodeScalarView($0.scalars[range])) } ?? ""
+                    let text = seq.map { String(scalars: $0.scalars[range]) } ?? ""
                     out.append(LoroJSONOp(container: c, counter: op.counter, content: .insertText(position: pos, text: text)))
                 } else {
                     out.append(LoroJSONOp(container: c, counter: op.counter, content: .insertValues(position: pos, values: seq.map { Array($0.values[range]) } ?? [])))
@@ -104,7 +105,7 @@ struct LoroJSONExporter {
                 let t = tracker(c)
                 let pos = left.id.flatMap { t.position(after: $0) } ?? 0
                 t.update(IDSpan(peer: peer, start: op.counter, end: op.counter + Int32(scalars.count)), future: false, deleteDelta: 0)
-                out.append(LoroJSONOp(container: c, counter: op.counter, content: .insertText(position: pos, text: String(String.UnicodeScalarView(scalars)))))
+                out.append(LoroJSONOp(container: c, counter: op.counter, content: .insertText(position: pos, text: String(scalars: scalars))))
             case let .insertValues(left, _, values):
                 let t = tracker(c)
                 let pos = left.id.flatMap { t.position(after: $0) } ?? 0

@@ -214,16 +214,23 @@ public enum TraceReplay {
     /// Replays a concurrent trace with one peer per agent: before each transaction the agent's
     /// document imports exactly the transactions in the causal history of its `parents`, applies
     /// the patches and commits; at the end every agent imports every update.
+    ///
+    /// Documents are made for the agents the transactions name (up to the highest), not for a
+    /// declared `numAgents`, which the file's bytes do not back: a 150-byte trace declaring a
+    /// billion agents allocated one document each. An agent beyond `numAgents` is an error.
     /// - Complexity: O(p · log n) plus the imports.
     public static func replayConcurrent(_ trace: EditingTrace) throws(TraceError) -> ConcurrentResult {
-        var docs = (0..<max(1, trace.agentCount)).map { CRDTDocument(peer: PeerID($0 + 1)) }
+        let named = (trace.transactions.map(\.agent).max() ?? 0) + 1
+        var docs = (0..<min(max(1, trace.agentCount), named)).map { CRDTDocument(peer: PeerID($0 + 1)) }
         var updates: [[UInt8]] = []
         var lastIDs: [OpID?] = []
         if !trace.startContent.isEmpty {
             throw .malformed("concurrent traces with startContent are not supported")
         }
         for (t, txn) in trace.transactions.enumerated() {
-            guard txn.agent >= 0, txn.agent < docs.count else { throw .malformed("txn \(t) has agent \(txn.agent)") }
+            guard txn.agent >= 0, txn.agent < docs.count else {
+                throw .malformed("transaction \(t) names agent \(txn.agent), but the trace declares \(trace.agentCount) agents (0 to \(trace.agentCount - 1))")
+            }
             // Edit the agent's document in place (a copy would clone its storage).
             let (update, last) = try step(trace, t, txn, lastIDs: lastIDs, updates: updates, doc: &docs[txn.agent])
             lastIDs.append(last)

@@ -79,17 +79,25 @@ public actor BoundEditor: SyncedDocument {
     public func importPayload(_ payload: [UInt8], using codec: any DocumentCodec) throws(SyncProtocolError) -> (before: VersionVector, after: VersionVector) {
         let before = binding.document.version
         guard !payload.isEmpty else { return (before, before) }
-        let bytes: [UInt8]
-        if codec is QuireBinaryCodec {
-            bytes = payload
-        } else {
-            // Another payload format: read it into a copy of the document and hand the binding
-            // what it added, in Quire's own updates.
-            var scratch = binding.document
-            _ = try codec.importPayload(payload, into: &scratch)
-            bytes = scratch.exportUpdates(since: binding.document.version)
+        do {
+            switch codec {
+            case is LoroBinaryCodec, is QuireBinaryCodec:
+                // The CRDT reads both binary formats by their header, in place.
+                try binding.importUpdates(payload)
+            case is LoroJSONCodec:
+                try binding.importJSONUpdates(String(decoding: payload, as: UTF8.self))
+            default:
+                // A codec of the app's: read the payload into a copy of the document (which copies
+                // it, O(n)) and hand the binding what it added, in Quire's own updates.
+                var scratch = binding.document
+                _ = try codec.importPayload(payload, into: &scratch)
+                try binding.importUpdates(scratch.exportUpdates(since: binding.document.version))
+            }
+        } catch let error as SyncProtocolError {
+            throw error
+        } catch {
+            throw .rejectedUpdate("\(error)")
         }
-        do { try binding.importUpdates(bytes) } catch { throw .rejectedUpdate(error.description) }
         return (before, binding.document.version)
     }
 

@@ -6,7 +6,8 @@ baseline run in the same session. Loopback only, bounded in time; not part of `m
 
 Both runs use the same harness: N clients in R rooms, each typing an 8-character token (unique,
 so receivers can recognise it in any encoding) every `--interval` seconds. Quire's server runs
-with `--codec loro-json`: senders make real Loro updates (the server validates them by import).
+with its default codec: senders make real Loro binary updates, as Loro clients send them (the
+server validates them by import).
 pycrdt's senders make real Yjs updates. Reported: updates/s sent and delivered, latency from send
 to each other member's receipt (p50, p99), and the server process's peak resident memory.
 """
@@ -94,7 +95,7 @@ async def quire_client(url, room, client, stats, stop, interval):
             t = token(client, seq)
             text.insert(0, t.decode())
             doc.commit()
-            payload = doc.export_json_updates(vv, doc.oplog_vv).encode()
+            payload = doc.export(loro.ExportMode.Updates(vv))
             stats.send(t)
             await ws.send(encode(room, DOC_UPDATE, uleb(1) + var_bytes(payload) + seq.to_bytes(8, "big")))
             seq += 1
@@ -227,7 +228,7 @@ def main():
         return serve_pycrdt(args.serve_pycrdt)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        quire = subprocess.Popen([args.quire, "serve", "--port", "0", "--codec", "loro-json", "--database", f"sqlite:{tmp}/load.sqlite",
+        quire = subprocess.Popen([args.quire, "serve", "--port", "0", "--database", f"sqlite:{tmp}/load.sqlite",
                                   "--rate", "100000", "--log-level", "error"], stdout=subprocess.PIPE)
         try:
             line = wait_ready(quire)

@@ -35,5 +35,17 @@ import Testing
         let merged = result.agents[0].text(TraceReplay.textID)
         #expect(merged == trace.endContent)
     }
-}
 
+    /// A declared agent count the file does not back allocates nothing (it allocated a document
+    /// per declared agent: 17 GB from 150 bytes); an agent beyond the declared count is an error.
+    @Test func declaredAgentsAllocateNothing() throws {
+        let huge = #"{"startContent":"","endContent":"ab","numAgents":1000000000,"txns":[{"patches":[[0,0,"a"]],"parents":[],"agent":0},{"patches":[[1,0,"b"]],"parents":[0],"agent":1}]}"#
+        let result = try TraceReplay.replayConcurrent(EditingTrace(json: Array(huge.utf8)))
+        #expect(result.agents.count == 2)
+        #expect(result.agents.allSatisfy { $0.text(TraceReplay.textID) == "ab" })
+        let few = #"{"startContent":"","endContent":"a","numAgents":1,"txns":[{"patches":[[0,0,"a"]],"parents":[],"agent":3}]}"#
+        #expect(throws: TraceError.malformed("transaction 0 names agent 3, but the trace declares 1 agents (0 to 0)")) {
+            try TraceReplay.replayConcurrent(EditingTrace(json: Array(few.utf8)))
+        }
+    }
+}
