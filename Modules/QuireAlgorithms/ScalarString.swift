@@ -6,7 +6,7 @@ extension String {
     /// first is several times faster, which the CRDT's text reads and the bridge's writes need.
     ///
     /// - Complexity: O(n) for n scalars.
-    public init(scalars: some Sequence<Unicode.Scalar>) {
+    public init<Scalars: Sequence>(scalars: Scalars) where Scalars.Element == Unicode.Scalar {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(scalars.underestimatedCount)
         for scalar in scalars { UTF8.encode(scalar) { utf8.append($0) } }
