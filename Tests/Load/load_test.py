@@ -233,7 +233,7 @@ def main():
         try:
             line = wait_ready(quire)
             url = line.split("listening on ")[1].split(" ")[0]
-            results["quire serve (SQLite, loro-json)"] = asyncio.run(drive(quire_client, url, quire.pid, args))
+            results["quire serve (SQLite, Loro binary updates)"] = asyncio.run(drive(quire_client, url, quire.pid, args))
         finally:
             quire.terminate()
             quire.wait(30)
