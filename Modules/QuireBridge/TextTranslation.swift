@@ -150,7 +150,15 @@ extension EditorBinding {
             // and every run of the segment's blocks (text order can differ from document order
             // after blocks were moved).
             let ownRuns = segment.compactMap { treeOfKey[$0] }.filter(runs.contains)
-            if let inside, inside.allSatisfy(affected.old.contains), Set(ownRuns).isSubset(of: inside) {
+            // A run inside the stretch whose block lives on elsewhere (a text block of another
+            // segment, its run not yet where the document order puts it) is that segment's to
+            // write: rewriting the stretch would delete its marker under it.
+            let segmentRuns = Set(ownRuns)
+            let othersLive = inside?.contains { id in
+                guard !segmentRuns.contains(id), let key = keyOfTree[id], let node = next[key], next.isAttached(key) else { return false }
+                return InlineContent.hasRun(node, in: next)
+            } ?? false
+            if let inside, !othersLive, inside.allSatisfy(affected.old.contains), segmentRuns.isSubset(of: inside) {
                 covered.formUnion(inside)
                 regions.append(try region(start..<end, becoming: segment, in: next))
             } else {

@@ -120,8 +120,16 @@ import Testing
             }
         }
         // Everything arrives; then everyone exchanges what they have.
-        for message in inFlight { try peers[message.to].binding.importUpdates(message.bytes) }
-        for a in peers { for b in peers where a !== b { try b.receive(from: a) } }
+        for (index, message) in inFlight.enumerated() {
+            try peers[message.to].binding.importUpdates(message.bytes)
+            try peers[message.to].checkInvariant("seed \(seed) final delivery \(index) into \(peers[message.to].name)")
+        }
+        for a in peers {
+            for b in peers where a !== b {
+                try b.receive(from: a)
+                try b.checkInvariant("seed \(seed) final exchange from \(a.name) into \(b.name)")
+            }
+        }
         for peer in peers { try peer.checkInvariant("seed \(seed) at the end") }
         for peer in peers.dropFirst() {
             #expect(peer.binding.document.version == peers[0].binding.document.version)
