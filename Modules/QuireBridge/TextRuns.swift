@@ -134,9 +134,12 @@ struct TextRuns {
                 var pendingContent = 0
                 var at = position
                 for scalar in text.unicodeScalars {
-                    if let owner, scalar == DocumentSchema.markerScalar, !contains(owner) {
+                    if let owner, scalar == DocumentSchema.markerScalar, markerPosition(of: owner).map({ $0 >= at - pendingContent }) ?? true {
                         insertContent(pendingContent, at: at - pendingContent, into: &changes)
                         pendingContent = 0
+                        // The first marker of a block in text order is its marker (as a whole
+                        // text is read): one that stood later becomes content.
+                        if let later = markerPosition(of: owner) { unclaim(at: later, into: &changes) }
                         insertMarker(at: at, for: owner, into: &changes)
                     } else {
                         pendingContent += 1
@@ -177,7 +180,12 @@ struct TextRuns {
         guard let entry = try? index.entries(overlapping: position..<(position + 1)).first else { return }
         if entry.key == .block(block) { return }
         if entry.part == .preamble { unclaim(at: position, into: &changes) }
-        guard !contains(block) else { return }
+        if let existing = markerPosition(of: block) {
+            // The first marker of a block in text order is its marker (as a whole text is read):
+            // a later one stays content, an earlier one takes over.
+            guard existing > position else { return }
+            unclaim(at: existing, into: &changes)
+        }
         // The scalar is content of the run it sits in now: split there, the scalar becoming the
         // new run's marker.
         let owner = owner(before: position + 1)
