@@ -50,14 +50,7 @@ import Testing
     /// changes of whole text nodes, restyles: each commit edits exactly the changed region.
     @Test(arguments: [11, 12, 13, 14] as [UInt64])
     func commitsThatKeepTextNodesWholeAreMinimal(seed: UInt64) throws {
-        var session = try EditSession(seed: seed, operations: EditSession.Operation.keepingTextNodesWhole)
-        for step in 0..<Self.steps {
-            guard let commit = try session.step() else { continue }
-            let diff = commit.diff
-            if let problem = diff.coverageProblem ?? diff.tightnessProblem {
-                Issue.record("seed \(seed) step \(step): \(commit.operation): \(problem)")
-            }
-        }
+        let session = try Self.checkMinimality(seed: seed, operations: EditSession.Operation.keepingTextNodesWhole)
         #expect(session.commits > Self.steps / 2, "most random operations apply (\(session.refusals) were refused)")
     }
 
@@ -66,7 +59,14 @@ import Testing
     /// edits exactly the changed region too — the moved text is not rewritten.
     @Test(arguments: [21, 22] as [UInt64])
     func commitsThatSplitOrMergeTextNodesAreMinimal(seed: UInt64) throws {
-        var session = try EditSession(seed: seed, operations: EditSession.Operation.splittingOrMergingTextNodes)
+        try Self.checkMinimality(seed: seed, operations: EditSession.Operation.splittingOrMergingTextNodes)
+    }
+
+    /// Runs a seeded session of `operations` and records every commit whose storage edits do not
+    /// cover exactly the changed region.
+    @discardableResult
+    static func checkMinimality(seed: UInt64, operations: [EditSession.Operation]) throws -> EditSession {
+        var session = try EditSession(seed: seed, operations: operations)
         for step in 0..<Self.steps {
             guard let commit = try session.step() else { continue }
             let diff = commit.diff
@@ -74,6 +74,7 @@ import Testing
                 Issue.record("seed \(seed) step \(step): \(commit.operation): \(problem)")
             }
         }
+        return session
     }
 
     /// The smallest case of each operation that moves text between nodes, with the render
