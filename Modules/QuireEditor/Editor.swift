@@ -350,13 +350,34 @@ public final class Editor {
 
     // MARK: Native entry points
 
+    /// The history tag of IME composition: a composition is one undo step of its own, apart from
+    /// the typing before and after it, however often the IME changes the marked text.
+    public static let compositionTag = "composition"
+
     /// What a text view calls when the user replaces a UTF-16 range with a string (typing, paste,
     /// delete with an empty string): the range becomes a selection, the edit a local transaction,
     /// and the reconciler writes the result into the storage.
     ///
-    /// - Throws: `EditorError`; nothing changes.
+    /// During IME composition it follows the platform contract (`insertText` of UITextInput and
+    /// NSTextInputClient): a range inside the marked text (the view's caret in it) means the IME
+    /// commits, so `string` replaces the whole marked text, the composition ends and the caret
+    /// goes after the committed text, in the composition's undo step; a range elsewhere first
+    /// commits the marked text as it is (``unmarkText()``), then replaces the range.
+    ///
+    /// - Throws: `EditorError`; nothing changes (a composition stays marked).
     public func replaceCharacters(in range: Range<Int>, with string: String) throws(EditorError) {
-        try applyNativeReplacement(range, with: string, isComposition: false)
+        guard let storage, let marked = storage.markedRange.flatMap({ Range($0) }) else {
+            try applyNativeReplacement(range, with: string, isComposition: false)
+            return
+        }
+        if range.lowerBound >= marked.lowerBound, range.upperBound <= marked.upperBound {
+            try applyNativeReplacement(marked, with: string, isComposition: false, tag: Self.compositionTag)
+            storage.endComposition()
+            syncNativeSelection()
+        } else {
+            try unmarkText()
+            try applyNativeReplacement(range, with: string, isComposition: false)
+        }
     }
 
     /// IME: replaces the marked range (or the selection) with `string`, marked, with the caret at
@@ -380,12 +401,13 @@ public final class Editor {
         }
     }
 
-    /// IME: commits the marked text. It already carries the theme's attributes; the editor
-    /// selection follows the view's.
+    /// IME: commits the marked text, which already carries the theme's attributes, and puts the
+    /// caret after it (wherever the IME had its selection inside the composition).
     public func unmarkText() throws(EditorError) {
-        guard let storage, storage.markedRange != nil else { return }
+        guard let storage, let marked = storage.markedRange else { return }
         storage.endComposition()
-        try selectionDidChange(Range(storage.selectedRange) ?? 0..<0)
+        let end = marked.location + marked.length
+        try selectionDidChange(end..<end)
     }
 
     /// The view's selection changed (the user moved the caret or dragged): a selection-only
@@ -419,7 +441,7 @@ public final class Editor {
         return try? SelectionMapper.range(of: selection, in: state, index: reconciler.index).range
     }
 
-    private func applyNativeReplacement(_ range: Range<Int>, with string: String, isComposition: Bool) throws(EditorError) {
+    private func applyNativeReplacement(_ range: Range<Int>, with string: String, isComposition: Bool, tag: String? = nil) throws(EditorError) {
         let selection: RangeSelection
         do {
             selection = try SelectionMapper.selection(for: range, in: state, index: reconciler.index)
@@ -435,7 +457,8 @@ public final class Editor {
             format = node.textFormat
             style = node.textStyle
         }
-        try update(tag: string.isEmpty ? "delete" : "typing") { (state: inout EditorState) throws(ModelError) in
+        let tag = tag ?? (isComposition ? Self.compositionTag : string.isEmpty ? "delete" : "typing")
+        try update(tag: tag) { (state: inout EditorState) throws(ModelError) in
             state.selection = RangeSelection(anchor: selection.anchor, focus: selection.focus, format: format, style: style)
             if string.isEmpty {
                 try state.deleteSelectedRange()
