@@ -32,6 +32,11 @@ struct RunChanges {
 /// block run as a child of it: a run's marker is its preamble, its inline content its content.
 struct TextRuns {
     private(set) var index: PositionIndex<RunKey>
+    /// Blocks a second marker of which was seen (peers can each write one, repairing an orphaned
+    /// block). When such a block's marker goes, the shared text is searched for another: a whole
+    /// read makes the first one left the block's marker. The set may name blocks whose duplicates
+    /// are gone since (content deletions do not say what they deleted); it only costs a search.
+    private(set) var duplicated: Set<TreeID> = []
 
     /// The runs of a whole text, from its delta (``CRDTDocument/toDelta(_:)``). A marker is
     /// U+2029 carrying the `block` mark; a second marker naming an already seen block is content.
@@ -47,6 +52,9 @@ struct TextRuns {
             for scalar in text.unicodeScalars {
                 if let owner, scalar == DocumentSchema.markerScalar, seen.insert(owner).inserted {
                     runs.append((owner, 0))
+                } else if let owner, scalar == DocumentSchema.markerScalar {
+                    duplicated.insert(owner)
+                    if runs.isEmpty { leading += 1 } else { runs[runs.count - 1].content += 1 }
                 } else if runs.isEmpty {
                     leading += 1
                 } else {
@@ -112,10 +120,38 @@ struct TextRuns {
 
     // MARK: Following the text
 
-    /// Applies a text delta (one event of the shared text) to the runs.
+    /// Applies a text delta (one event of the shared text) to the runs; `document` is the
+    /// document after the event, searched only when a block that had two markers loses one.
     ///
-    /// - Complexity: O(k · log n) for k steps, plus the runs a deletion covers.
-    mutating func apply(_ delta: [TextDelta], into changes: inout RunChanges) {
+    /// - Complexity: O(k · log n) for k steps, plus the runs a deletion covers; O(n) for the
+    ///   search of a lost marker's duplicate (rare: two peers repaired one block at once).
+    mutating func apply(_ delta: [TextDelta], into changes: inout RunChanges, document: CRDTDocument) {
+        apply(delta, into: &changes)
+        let lost = changes.removed.intersection(duplicated).filter { !contains($0) }
+        guard !lost.isEmpty else { return }
+        // A whole read of the text: the first remaining marker of each such block becomes its
+        // marker (claimed in text order, so positions before it are already final).
+        var markers: [TreeID: [Int]] = [:]
+        var at = 0
+        for step in document.toDelta(DocumentSchema.text) {
+            guard case .insert(let text, let attributes) = step else { continue }
+            let owner = DocumentSchema.treeID(attributes[DocumentSchema.blockKey])
+            for scalar in text.unicodeScalars {
+                if let owner, scalar == DocumentSchema.markerScalar, lost.contains(owner) { markers[owner, default: []].append(at) }
+                at += 1
+            }
+        }
+        for block in lost {
+            guard let positions = markers[block] else {
+                duplicated.remove(block)
+                continue
+            }
+            claim(at: positions[0], for: block, into: &changes)
+            if positions.count == 1 { duplicated.remove(block) }
+        }
+    }
+
+    private mutating func apply(_ delta: [TextDelta], into changes: inout RunChanges) {
         var position = 0
         for step in delta {
             switch step {
@@ -139,9 +175,13 @@ struct TextRuns {
                         pendingContent = 0
                         // The first marker of a block in text order is its marker (as a whole
                         // text is read): one that stood later becomes content.
-                        if let later = markerPosition(of: owner) { unclaim(at: later, into: &changes) }
+                        if let later = markerPosition(of: owner) {
+                            unclaim(at: later, into: &changes)
+                            duplicated.insert(owner)
+                        }
                         insertMarker(at: at, for: owner, into: &changes)
                     } else {
+                        if let owner, scalar == DocumentSchema.markerScalar { duplicated.insert(owner) }
                         pendingContent += 1
                     }
                     at += 1
@@ -178,11 +218,17 @@ struct TextRuns {
     /// A `block` mark arriving on the scalar at `position` makes it a marker.
     private mutating func claim(at position: Int, for block: TreeID, into changes: inout RunChanges) {
         guard let entry = try? index.entries(overlapping: position..<(position + 1)).first else { return }
-        if entry.key == .block(block) { return }
+        if entry.key == .block(block) {
+            // Its own marker marked again changes nothing; a scalar of its own content is a
+            // later marker, which stays content.
+            if entry.part != .preamble { duplicated.insert(block) }
+            return
+        }
         if entry.part == .preamble { unclaim(at: position, into: &changes) }
         if let existing = markerPosition(of: block) {
             // The first marker of a block in text order is its marker (as a whole text is read):
             // a later one stays content, an earlier one takes over.
+            duplicated.insert(block)
             guard existing > position else { return }
             unclaim(at: existing, into: &changes)
         }
