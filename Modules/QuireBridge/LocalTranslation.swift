@@ -46,7 +46,8 @@ extension EditorBinding {
             } else {
                 try write(
                     from: update.previousState, to: update.state, written: update.transaction.writtenNodes,
-                    origin: update.transaction.tag ?? "", selection: update.transaction.selectionBefore
+                    origin: update.transaction.tag ?? "", selection: update.transaction.selectionBefore,
+                    operations: update.transaction.operations
                 )
             }
         } catch {
@@ -103,17 +104,21 @@ extension EditorBinding {
 
     // MARK: Writing a commit
 
-    /// Writes the difference between two states into the CRDT document as one commit.
-    func write(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?) throws(BridgeError) {
+    /// Writes the difference between two states into the CRDT document as one commit. With the
+    /// commit's `operations`, a commit that only spliced one text node's text (typing) is
+    /// written as that splice.
+    func write(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?, operations: [EditOperation]? = nil) throws(BridgeError) {
         // The undo group first: a keystroke that joins the open step needs no cursors of its own
         // (the step keeps those of its first commit), and computing them is a third of its cost.
         let joinsStep: Bool
         do { joinsStep = try openUndoGroup(for: origin) } catch { throw .undo(error) }
         let meta = joinsStep ? nil : selection.map { UndoItemMeta(cursors: SelectionCursors.cursors(for: $0, in: previous, binding: self)) }
         do {
-            let affected = affectedTextBlocks(from: previous, to: next, written: written)
-            try writeStructure(from: previous, to: next, written: written)
-            try writeText(affected, in: next)
+            if try operations.map({ try writeSplice($0, from: previous, to: next) }) != true {
+                let affected = affectedTextBlocks(from: previous, to: next, written: written)
+                try writeStructure(from: previous, to: next, written: written)
+                try writeText(affected, in: next)
+            }
         } catch let error as BridgeError {
             throw error
         } catch let error as CRDTError {
@@ -129,7 +134,69 @@ extension EditorBinding {
         }
         var changes = RunChanges()
         for container in event?.events ?? [] where container.target == DocumentSchema.text {
-            if case .text(let delta) = container.diff { runs.apply(delta, into: &changes) }
+            if case .text(let delta) = container.diff { runs.apply(delta, into: &changes, document: document) }
+        }
+    }
+
+    /// The typing case: a commit whose only change is one splice of one text node's text, the node
+    /// a direct child of a text block, is one deletion and one insertion at the splice's place in
+    /// the block's run, and the marks of the inserted characters set to the node's where the
+    /// neighbours' expand rules gave them others. Nothing of the block is read but the inserted
+    /// characters' marks. Returns false, having written nothing, for any other commit.
+    ///
+    /// - Complexity: O(log n) for the run's place, plus the scalars of the node's previous
+    ///   siblings and of its text before the splice, plus the CRDT operations.
+    private func writeSplice(_ operations: [EditOperation], from previous: EditorState, to next: EditorState) throws(BridgeError) -> Bool {
+        var splice: (key: NodeKey, offset: Int, deleted: String, inserted: String)?
+        for operation in operations {
+            switch operation {
+            case .setSelection: continue
+            case .spliceText(let key, let offset, let deleted, let inserted) where splice == nil: splice = (key, offset, deleted, inserted)
+            default: return false
+            }
+        }
+        guard let splice, let old = previous[splice.key], let node = next[splice.key], node.role == .text, old.role == .text,
+              let block = node.parent, old.parent == block, let blockNode = next[block], Projection.isBlock(blockNode),
+              next.isAttached(splice.key), let id = treeOfKey[block], let content = runs.contentRange(of: id) else { return false }
+        // Where the node starts in the run: the scalars of its previous siblings.
+        var start = content.lowerBound
+        var sibling = old.previousSibling
+        while let key = sibling, let current = previous[key] {
+            start += Self.scalarLength(of: current, in: previous)
+            sibling = current.previousSibling
+        }
+        let text = old.text
+        guard let offsetIndex = text.utf16.index(text.utf16.startIndex, offsetBy: splice.offset, limitedBy: text.utf16.endIndex) else { return false }
+        let position = start + text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: offsetIndex)
+        let inserted = Array(splice.inserted.unicodeScalars)
+        do {
+            let deleted = splice.deleted.unicodeScalars.count
+            if deleted > 0 { try document.delete(at: position, count: deleted, in: DocumentSchema.text) }
+            if !inserted.isEmpty { try document.insertText(splice.inserted, at: position, in: DocumentSchema.text) }
+        } catch {
+            throw .crdt(error)
+        }
+        guard !inserted.isEmpty else { return true }
+        var actual: [[String: CRDTValue]] = []
+        actual.reserveCapacity(inserted.count)
+        for run in try Projection.styledRuns(document, position..<(position + inserted.count)) {
+            actual.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
+        }
+        let wanted = InlineContent.textAttributes(of: node, in: next)
+        try reconcileMarks(in: position..<(position + inserted.count), symbols: inserted.map(TextSymbol.scalar), wanted: Array(repeating: wanted, count: inserted.count), actual: actual)
+        return true
+    }
+
+    /// A node's length in the shared text, in scalars: its text, 1 for a line break or an inline
+    /// decorator, its content for an inline element.
+    ///
+    /// - Complexity: O(nodes and scalars below it).
+    private static func scalarLength(of node: Node, in state: EditorState) -> Int {
+        switch node.role {
+        case .text: return node.text.unicodeScalars.count
+        case .lineBreak, .decorator(inline: true): return 1
+        case .element(inline: true): return state.children(of: node.key).reduce(0) { $0 + scalarLength(of: $1, in: state) }
+        case .decorator(inline: false), .element(inline: false), .root: return 0
         }
     }
 
@@ -152,8 +219,9 @@ extension EditorBinding {
     /// Tree operations for the blocks a commit created, moved, changed and removed.
     private func writeStructure(from previous: EditorState, to next: EditorState, written: Set<NodeKey>) throws {
         let changes = ChangeSet(from: previous, to: next, dirty: written)
+        let adopted = try adoptReplacedTreeNodes(changes, from: previous, to: next)
         // Placements: parents before children, each after its previous sibling.
-        let toPlace = changes.created.union(changes.moved).filter { key in
+        let toPlace = changes.created.union(changes.moved).subtracting(adopted).filter { key in
             next[key].map(Projection.isBlock) == true && next.isAttached(key)
         }
         var placed = Set<NodeKey>()
@@ -192,6 +260,78 @@ extension EditorBinding {
         for key in removed {
             if let id = treeOfKey.removeValue(forKey: key) { keyOfTree[id] = nil }
         }
+    }
+
+    /// Gives a block that the commit created in the very place of a block it removed (Lexical's
+    /// `$setBlocksType` replaces the node: a heading from a paragraph, a markdown shortcut) the
+    /// removed block's tree node, and writes the new type and fields into that node's map. A type
+    /// change is then a write to one tree node's `type`: concurrent changes of one block's type
+    /// leave one block of the last writer's type, where two new tree nodes would leave two blocks
+    /// (the content following one of them and the other empty). Returns the adopting blocks.
+    ///
+    /// "The very place": the same parent and the same previous block sibling, both read through
+    /// the adoptions already made, so a run of replaced siblings adopts one to one; both blocks
+    /// take inline content or neither does (the run's marker stays the block's).
+    ///
+    /// - Complexity: O((c + r) · s) for c created and r removed blocks, s the siblings walked to
+    ///   find each one's previous block; nothing when the commit removed no block.
+    private func adoptReplacedTreeNodes(_ changes: ChangeSet, from previous: EditorState, to next: EditorState) throws -> Set<NodeKey> {
+        struct Place: Hashable {
+            var parent: NodeKey
+            var previousBlock: NodeKey?
+        }
+        var vacated: [Place: NodeKey] = [:]
+        for key in changes.removed {
+            guard let node = previous[key], Projection.isBlock(node), let parent = node.parent, let id = treeOfKey[key],
+                  document.isAlive(id, in: DocumentSchema.blocks) else { continue }
+            vacated[Place(parent: parent, previousBlock: previousBlock(before: key, in: previous))] = key
+        }
+        guard !vacated.isEmpty else { return [] }
+        let created = changes.created.filter { key in next[key].map(Projection.isBlock) == true && next.isAttached(key) }
+        // The removed block each created block took the place of (nil: none), resolved previous
+        // siblings and parents first, iteratively (a pasted run of blocks can be long).
+        var resolved: [NodeKey: NodeKey?] = [:]
+        func seen(_ key: NodeKey?) -> NodeKey? {
+            guard let key, created.contains(key) else { return key }
+            return resolved[key].flatMap { $0 } ?? key
+        }
+        for start in created where resolved[start] == nil {
+            var pending = [start]
+            while let key = pending.last {
+                let before = previousBlock(before: key, in: next)
+                let parent = next[key]!.parent!
+                let unresolved = [before, parent].compactMap { $0 }.filter { created.contains($0) && resolved[$0] == nil }
+                if !unresolved.isEmpty {
+                    pending.append(contentsOf: unresolved)
+                    continue
+                }
+                pending.removeLast()
+                guard resolved[key] == nil else { continue }
+                let place = Place(parent: seen(parent)!, previousBlock: seen(before))
+                guard let old = vacated[place], let oldNode = previous[old], let node = next[key], oldNode.role == node.role,
+                      InlineContent.hasRun(oldNode, in: previous) == InlineContent.hasRun(node, in: next) else {
+                    resolved[key] = .some(nil)
+                    continue
+                }
+                vacated[place] = nil
+                resolved[key] = old
+            }
+        }
+        var adopted = Set<NodeKey>()
+        for (key, old) in resolved {
+            guard let old, let id = treeOfKey.removeValue(forKey: old), let oldNode = previous[old], let node = next[key] else { continue }
+            treeOfKey[key] = id
+            keyOfTree[id] = key
+            adopted.insert(key)
+            let map = document.properties(of: id)
+            if oldNode.type != node.type { try document.set(DocumentSchema.typeKey, .string(node.type.rawValue), in: map) }
+            let unknownLeaf = node.isUnknown && node.role == .decorator(inline: false)
+            if unknownLeaf != (oldNode.isUnknown && oldNode.role == .decorator(inline: false)) {
+                if unknownLeaf { try document.set(DocumentSchema.unknownRoleKey, .string("decorator"), in: map) } else { try document.removeKey(DocumentSchema.unknownRoleKey, in: map) }
+            }
+            try writeFields(from: oldNode.fields, to: node.fields, of: id)
+        }
+        return adopted
     }
 
     /// The nearest previous sibling that is a block (inline siblings are the run's).

@@ -24,7 +24,7 @@ extension EditorBinding {
             if let trace { trace("remote \(container.target): \(container.diff)") }
             switch container.diff {
             case .text(let delta) where container.target == DocumentSchema.text:
-                runs.apply(delta, into: &runChanges)
+                runs.apply(delta, into: &runChanges, document: document)
             case .tree(let diffs) where container.target == DocumentSchema.blocks:
                 for diff in diffs {
                     switch diff {
@@ -40,6 +40,7 @@ extension EditorBinding {
             }
         }
         try repairOrphanMarkers(treeTouched: treeTouched, runChanges: &runChanges)
+        try removeFieldsOfOtherTypes(fieldsTouched)
         // A block whose marker came or went may become shown or hidden.
         treeTouched.formUnion(runChanges.added)
         treeTouched.formUnion(runChanges.removed)
@@ -52,9 +53,9 @@ extension EditorBinding {
             try editor.update(origin: origin) { [self] (state: inout EditorState) throws(BridgeError) in
                 var created = Set<TreeID>()
                 try patchStructure(treeTouched, created: &created, in: &state)
-                try patchFields(fieldsTouched.subtracting(created), in: &state)
+                let retyped = try patchFields(fieldsTouched.subtracting(created), in: &state)
                 if rootTouched { try patchRoot(in: &state) }
-                try patchContent(runChanges.touched.union(created), in: &state)
+                try patchContent(runChanges.touched.union(created).union(retyped), in: &state)
                 if let restored = selection.selection(in: state, binding: self) { state.selection = restored }
                 ownOperationCount = state.recordedOperations.count
             }
@@ -98,8 +99,42 @@ extension EditorBinding {
         let event: DocumentEvent?
         do { event = try undoManager.commit(&document, origin: Self.derivedOrigin) } catch { throw .undo(error) }
         for container in event?.events ?? [] where container.target == DocumentSchema.text {
-            if case .text(let delta) = container.diff { runs.apply(delta, into: &runChanges) }
+            if case .text(let delta) = container.diff { runs.apply(delta, into: &runChanges, document: document) }
         }
+    }
+
+    /// Deletes, from the property maps of blocks whose fields a remote change touched, the fields
+    /// that belong to another block type and not to the block's own: two peers changed one
+    /// block's type at once (a heading and a quote), the last writer's `type` won, and the
+    /// loser's fields (the heading's `tag`) would stay on the winner. Every peer that sees such a
+    /// field deletes it, so the repair converges; like the marker repair it is a derived commit.
+    /// Fields no registered type declares (an app's, a newer Lexical's) are kept.
+    ///
+    /// - Complexity: O(touched blocks · their fields + registered types · their fields).
+    private func removeFieldsOfOtherTypes(_ touched: Set<TreeID>) throws(BridgeError) {
+        guard !touched.isEmpty else { return }
+        let registry = editor.state.registry
+        var declaredElsewhere: [String: Set<NodeType>] = [:]
+        for type in registry.registeredTypes {
+            guard let plugin = registry.plugin(for: type), plugin.role == .element(inline: false) || plugin.role == .decorator(inline: false) else { continue }
+            for spec in plugin.fields { declaredElsewhere[spec.name, default: []].insert(type) }
+        }
+        var removed = false
+        do {
+            for id in touched where document.isAlive(id, in: DocumentSchema.blocks) {
+                let (type, _, fields) = Projection.blockDescription(id, in: document, registry: registry)
+                guard let plugin = registry.plugin(for: type) else { continue }
+                let own = Set(plugin.fields.map(\.name))
+                for name in fields.keys where !own.contains(name) && declaredElsewhere[name].map({ !$0.isEmpty }) == true {
+                    try document.removeKey(name, in: document.properties(of: id))
+                    removed = true
+                }
+            }
+        } catch {
+            throw .crdt(error)
+        }
+        guard removed else { return }
+        do { _ = try undoManager.commit(&document, origin: Self.derivedOrigin) } catch { throw .undo(error) }
     }
 
     /// Marks the composed text again where its cursors went (composition survives remote edits).
@@ -280,22 +315,59 @@ extension EditorBinding {
 
     // MARK: Fields and content
 
-    private func patchFields(_ touched: Set<TreeID>, in state: inout EditorState) throws(BridgeError) {
+    /// Sets the changed fields of shown blocks; a block whose type changed is replaced by a block
+    /// of the new type (editor nodes do not change type). Returns the replaced blocks' tree nodes.
+    private func patchFields(_ touched: Set<TreeID>, in state: inout EditorState) throws(BridgeError) -> Set<TreeID> {
+        var retyped = Set<TreeID>()
         for id in touched {
             guard let key = keyOfTree[id], let node = state[key] else { continue }
             let (type, _, fields) = Projection.blockDescription(id, in: document, registry: state.registry)
+            if type != node.type || node.isUnknown != (state.registry.plugin(for: type) == nil) {
+                try retype(id, shownAs: key, in: &state)
+                retyped.insert(id)
+                continue
+            }
             var wanted = fields
             if !node.isUnknown, let plugin = state.registry.plugin(for: type) {
                 // Fields the map lacks are the type's defaults, as a new node would have them.
                 for spec in plugin.fields where wanted[spec.name] == nil { wanted[spec.name] = spec.defaultValue }
             }
-            guard type == node.type, wanted != node.fields || !node.fields.keys.allSatisfy({ wanted[$0] != nil }) else { continue }
+            guard wanted != node.fields || !node.fields.keys.allSatisfy({ wanted[$0] != nil }) else { continue }
             do {
                 for (name, value) in wanted where node.fields[name] != value { try state.setField(name, to: value, of: key) }
                 for (name, _) in node.fields where wanted[name] == nil { try state.setField(name, to: nil, of: key) }
             } catch {
                 throw .editor("fields of block \(DocumentSchema.string(id)): \(error)")
             }
+        }
+        return retyped
+    }
+
+    /// Replaces the editor block of `id` by one made from its map (new type, its fields), moving
+    /// the old block's children over as Lexical's `replace(…, includeChildren)` does; the content
+    /// is checked against the run afterwards.
+    private func retype(_ id: TreeID, shownAs key: NodeKey, in state: inout EditorState) throws(BridgeError) {
+        do {
+            guard let made = try Projection.makeBlock(id, in: document, runs: runs, state: &state) else {
+                // The new type takes inline content and the block has no marker: not shown.
+                forgetSubtree(key, in: state)
+                try state.remove(key)
+                return
+            }
+            try state.insert(made, after: key)
+            if state[made]?.role.isElement == true, state[key]?.role.isElement == true {
+                try state.moveChildren(of: key, from: 0, to: made, at: 0)
+            } else {
+                for child in state.children(of: key) where Projection.isBlock(child) { forgetSubtree(child.key, in: state) }
+            }
+            try state.remove(key)
+            treeOfKey[key] = nil
+            treeOfKey[made] = id
+            keyOfTree[id] = made
+        } catch let error as BridgeError {
+            throw error
+        } catch {
+            throw .editor("type of block \(DocumentSchema.string(id)): \(error)")
         }
     }
 

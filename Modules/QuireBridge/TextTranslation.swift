@@ -285,7 +285,7 @@ extension EditorBinding {
     /// Sets the schema's marks in `range` to `wanted` where they differ from `actual`.
     ///
     /// - Complexity: O(range · keys) plus the mark operations.
-    private func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]], actual: [[String: CRDTValue]]) throws(BridgeError) {
+    func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]], actual: [[String: CRDTValue]]) throws(BridgeError) {
         guard !range.isEmpty else { return }
         var keys = Set<String>()
         for attributes in actual { for key in attributes.keys where Self.isSchemaKey(key) { keys.insert(key) } }

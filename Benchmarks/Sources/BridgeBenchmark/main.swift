@@ -11,7 +11,7 @@
 // still reports (with fewer samples, which the tables show).
 // Run in release: swift run -c release --package-path Benchmarks BridgeBenchmark [SECTION...]
 //   [--paragraphs N,N…] (the sizes of keystroke and remote) [--no-baseline] (for profiling the
-//   bound paths alone)
+//   bound paths alone) [--rounds N] (keystrokes per size, 400 by default; more for a profiler)
 import BenchSupport
 import Foundation
 import QuireAlgorithms
@@ -28,6 +28,10 @@ let sizes: [Int] = {
     return arguments[flag + 1].split(separator: ",").compactMap { Int($0) }
 }()
 let withBaselines = !arguments.contains("--no-baseline")
+let keystrokeRounds: Int = {
+    guard let flag = arguments.firstIndex(of: "--rounds"), flag + 1 < arguments.count, let count = Int(arguments[flag + 1]), count > 0 else { return 400 }
+    return count
+}()
 
 func document(paragraphs: Int) -> EditorState {
     EditorState(paragraphs: Array(repeating: sentence, count: paragraphs))
@@ -77,7 +81,7 @@ if wants("keystroke") {
         var plain: [Double] = []
         var bridged: [Double] = []
         // Interleaved, so that both see the same machine (the cores are shared).
-        try rounds(400, budget: 30) { _ in
+        try rounds(keystrokeRounds, budget: keystrokeRounds == 400 ? 30 : .infinity) { _ in
             let at = location(in: unbound.storage!.length, &random)
             plain.append(try Bench.time { try unbound.replaceCharacters(in: at..<at, with: "x") })
             bridged.append(try Bench.time { try bound.replaceCharacters(in: at..<at, with: "x") })
