@@ -4,11 +4,6 @@
 package struct Boundary: Hashable, Sendable {
     package var parent: NodeKey
     package var index: Int
-
-    package init(parent: NodeKey, index: Int) {
-        self.parent = parent
-        self.index = index
-    }
 }
 
 extension EditorState {
