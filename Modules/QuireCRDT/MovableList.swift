@@ -5,11 +5,6 @@ public struct IdLp: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var peer: PeerID
     public var lamport: Lamport
 
-    public init(peer: PeerID, lamport: Lamport) {
-        self.peer = peer
-        self.lamport = lamport
-    }
-
     /// - Complexity: O(1).
     public static func < (a: IdLp, b: IdLp) -> Bool { a.lamport != b.lamport ? a.lamport < b.lamport : a.peer < b.peer }
 

@@ -56,19 +56,7 @@ extension TextLayout: TextGeometry {
     ///
     /// - Complexity: O(n).
     public init(plainText text: String, width: Double, metrics: any LayoutMetrics = TerminalMetrics()) {
-        // Every paragraph of intent text ends with "\n"; the flat string's last one does not.
-        let terminated = text + "\n"
-        var paragraphs: [IntentParagraph] = []
-        var start = 0
-        var offset = 0
-        for unit in terminated.utf16 {
-            offset += 1
-            guard unit == 0x0A else { continue }
-            let ordinal = paragraphs.count
-            paragraphs.append(IntentParagraph(range: start..<offset, path: [BlockIdentity(id: ordinal, intent: .paragraph, ordinal: ordinal)]))
-            start = offset
-        }
-        let styled = StyleEnvironment().apply(to: IntentText(text: AttributedText(terminated), paragraphs: paragraphs))
+        let styled = StyleEnvironment().apply(to: IntentText(plainText: text))
         self.init(RunBuilder(metrics: metrics).build(styled, proposal: width), width: width, metrics: metrics)
     }
 }

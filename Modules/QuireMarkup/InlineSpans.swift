@@ -116,23 +116,7 @@ struct InlineLeaf {
     /// Whether writing the leaves by their formats alone (what the exporter does for a block
     /// without ``MarkupDetails/spans``) gives `content` back.
     static func defaultReproduces(_ content: [MarkupInline], leaves: [InlineLeaf]) -> Bool {
-        var segments: [InlineSegment] = []
-        var linkID: Int?
-        for leaf in leaves {
-            let segment = InlineSegment(leaf: leaf.content, marks: leaf.format.intersection(InlineSegment.marks))
-            if let link = leaf.link {
-                if linkID == link.id, case .link(let inline, var inner)? = segments.last?.content {
-                    inner.append(segment)
-                    segments[segments.count - 1].content = .link(inline, inner)
-                } else {
-                    segments.append(InlineSegment(content: .link(link.inline, [segment]), marks: []))
-                }
-                linkID = link.id
-            } else {
-                segments.append(segment)
-                linkID = nil
-            }
-        }
+        let segments = InlineSegment.grouping(leaves) { ($0.content, $0.format, $0.link) }
         let rebuilt = InlineSegment.build(InlineSegment.normalize(InlineSegment.joined(segments)))
         return comparable(rebuilt) == comparable(content)
     }
@@ -178,6 +162,35 @@ struct InlineSegment {
     init(content: Content, marks: TextFormat) {
         self.content = content
         self.marks = marks
+    }
+
+    /// The segments of `leaves` in order, each leaf marked with its formats that spans write;
+    /// consecutive leaves in the same link (the same `id`) share one link segment. The exporter
+    /// groups its leaves by link node, the span check by link token.
+    ///
+    /// - Complexity: O(n) in the number of leaves.
+    static func grouping<Leaf, LinkID: Equatable>(
+        _ leaves: [Leaf], _ parts: (Leaf) -> (inline: MarkupInline, format: TextFormat, link: (id: LinkID, inline: MarkupInline)?)
+    ) -> [InlineSegment] {
+        var segments: [InlineSegment] = []
+        var linkID: LinkID?
+        for leaf in leaves {
+            let (content, format, link) = parts(leaf)
+            let segment = InlineSegment(leaf: content, marks: format.intersection(Self.marks))
+            if let link {
+                if linkID == link.id, case .link(let inline, var inner)? = segments.last?.content {
+                    inner.append(segment)
+                    segments[segments.count - 1].content = .link(inline, inner)
+                } else {
+                    segments.append(InlineSegment(content: .link(link.inline, [segment]), marks: []))
+                }
+                linkID = link.id
+            } else {
+                segments.append(segment)
+                linkID = nil
+            }
+        }
+        return segments
     }
 
     /// The segment of one leaf.

@@ -302,22 +302,8 @@ struct Reader {
         var collected: [NodeLeaf] = []
         try leaves(nodes, path: path, link: nil, into: &collected)
         if let explicit = explicitSpans(collected) { return explicit }
-        var segments: [InlineSegment] = []
-        var linkKey: NodeKey?
-        for leaf in collected {
-            let segment = InlineSegment(leaf: leaf.inline, marks: leaf.format.intersection(InlineSegment.marks))
-            if let link = leaf.link {
-                if linkKey == link.key, case .link(let inline, var inner)? = segments.last?.content {
-                    inner.append(segment)
-                    segments[segments.count - 1].content = .link(inline, inner)
-                } else {
-                    segments.append(InlineSegment(content: .link(link.inline, [segment]), marks: []))
-                }
-                linkKey = link.key
-            } else {
-                segments.append(segment)
-                linkKey = nil
-            }
+        let segments = InlineSegment.grouping(collected) { leaf in
+            (leaf.inline, leaf.format, leaf.link.map { (id: $0.key, inline: $0.inline) })
         }
         return InlineSegment.build(InlineSegment.normalize(segments))
     }

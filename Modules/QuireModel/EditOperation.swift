@@ -170,12 +170,6 @@ public struct TextSplice: Hashable, Sendable {
     public var offset: Int
     public var deletedLength: Int
     public var inserted: String
-
-    public init(offset: Int, deletedLength: Int, inserted: String) {
-        self.offset = offset
-        self.deletedLength = deletedLength
-        self.inserted = inserted
-    }
 }
 
 extension TextSplice {

@@ -26,7 +26,7 @@ extension EditorState {
             let length = textLength(caret.key)
             if backward ? caret.offset > 0 : caret.offset < length {
                 target = (caret.key, caret.offset)
-            } else if let leaf = backward ? previousLeaf(before: caret.key, inBlock: block) : nextLeaf(after: caret.key, inBlock: block) {
+            } else if let leaf = adjacentLeaf(to: caret.key, inBlock: block, backward: backward) {
                 target = (leaf, backward ? textLength(leaf) : 0)
             }
         case .element:
@@ -265,7 +265,7 @@ extension EditorState {
                 moved += character.utf16.count
             }
             focus = .text(key, backward ? offset - moved : offset + moved)
-            guard let next = backward ? previousLeaf(before: key, inBlock: block) : nextLeaf(after: key, inBlock: block) else { break }
+            guard let next = adjacentLeaf(to: key, inBlock: block, backward: backward) else { break }
             current = (next, backward ? textLength(next) : 0)
         }
         if focus == caret {

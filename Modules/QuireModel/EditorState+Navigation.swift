@@ -4,11 +4,6 @@
 package struct Boundary: Hashable, Sendable {
     package var parent: NodeKey
     package var index: Int
-
-    package init(parent: NodeKey, index: Int) {
-        self.parent = parent
-        self.index = index
-    }
 }
 
 extension EditorState {
@@ -119,27 +114,16 @@ extension EditorState {
         }
     }
 
-    /// The previous leaf (text, line break, decorator, or an empty inline element) inside the same
-    /// block, walking into and out of inline elements.
-    func previousLeaf(before key: NodeKey, inBlock block: NodeKey) -> NodeKey? {
+    /// The leaf (text, line break, decorator, or an empty inline element) before `key` when
+    /// `backward`, else after it, inside the same block, walking into and out of inline elements.
+    ///
+    /// - Complexity: O(d) for the inline nesting depth walked (siblings are linked).
+    func adjacentLeaf(to key: NodeKey, inBlock block: NodeKey, backward: Bool) -> NodeKey? {
         var current = key
         while true {
             guard let node = self[current] else { return nil }
-            if let previous = node.previousSibling {
-                return lastLeaf(in: previous)
-            }
-            guard let parent = node.parent, parent != block else { return nil }
-            current = parent
-        }
-    }
-
-    /// The next leaf inside the same block.
-    func nextLeaf(after key: NodeKey, inBlock block: NodeKey) -> NodeKey? {
-        var current = key
-        while true {
-            guard let node = self[current] else { return nil }
-            if let next = node.nextSibling {
-                return firstLeaf(in: next)
+            if let sibling = backward ? node.previousSibling : node.nextSibling {
+                return backward ? lastLeaf(in: sibling) : firstLeaf(in: sibling)
             }
             guard let parent = node.parent, parent != block else { return nil }
             current = parent

@@ -199,6 +199,18 @@ extension NodePlugin {
     public var editsTextInPlace: Bool { type == .text }
 }
 
+/// A node plugin for one fixed node type, named once as `static let type` so that other code
+/// (commands, mappings, child rules) refers to the type without an instance, as every built-in
+/// plugin does; the instance's ``NodePlugin/type`` follows from it.
+public protocol FixedTypeNodePlugin: NodePlugin {
+    /// The wire-stable type name. Never change it once documents exist.
+    static var type: NodeType { get }
+}
+
+extension FixedTypeNodePlugin {
+    public var type: NodeType { Self.type }
+}
+
 /// The fields every element serializes in Lexical JSON.
 public enum ElementFields {
     public static let direction = FieldSpec("direction", .optionalOneOf(TextDirection.allCases.map(\.rawValue)), default: .null)

@@ -1,5 +1,6 @@
 /// A position in the document: an offset into a text node (in UTF-16 units, as text views count)
-/// or a child index in an element.
+/// or a child index in an element. ``text(_:_:)`` and ``element(_:_:)`` make one, each with the
+/// kind its offset counts.
 public struct Point: Hashable, Sendable, CustomStringConvertible {
     /// What `offset` counts.
     public enum Kind: Hashable, Sendable {
@@ -12,12 +13,6 @@ public struct Point: Hashable, Sendable, CustomStringConvertible {
     public var key: NodeKey
     public var offset: Int
     public var kind: Kind
-
-    public init(key: NodeKey, offset: Int, kind: Kind) {
-        self.key = key
-        self.offset = offset
-        self.kind = kind
-    }
 
     /// A point `offset` UTF-16 units into text node `key`.
     public static func text(_ key: NodeKey, _ offset: Int) -> Point { Point(key: key, offset: offset, kind: .text) }

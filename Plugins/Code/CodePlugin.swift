@@ -11,10 +11,9 @@ import QuireStyle
 /// (two line breaks at the block's end) removes them and leaves the block for a new paragraph;
 /// Backspace at the start of a code block turns it into a paragraph of plain text
 /// (`collapseAtStart`), empty or not.
-public struct CodeNodePlugin: NodePlugin {
+public struct CodeNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "code"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .only([CodeHighlightNodePlugin.type, .text, .lineBreak, .tab]) }
     public var fields: [FieldSpec] {
@@ -40,10 +39,9 @@ public struct CodeNodePlugin: NodePlugin {
 /// place, as a `text` node. `highlightType` (a highlighter's token class, or null) is written
 /// only when a highlighter set it, as Lexical omits it when undefined, so it is checked here
 /// rather than declared as a field with a default.
-public struct CodeHighlightNodePlugin: NodePlugin {
+public struct CodeHighlightNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "code-highlight"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .text }
     public var fields: [FieldSpec] { TextFields.common }
     public var editsTextInPlace: Bool { true }

@@ -32,7 +32,7 @@ public enum HeadingTag: String, Hashable, Sendable, CaseIterable {
 /// heading, in the middle the heading splits in two (Lexical's `insertNewAfter`); Backspace at
 /// the start of an empty heading turns it into a paragraph, while a non-empty heading merges
 /// with the block before as any block does.
-public struct HeadingNodePlugin: NodePlugin {
+public struct HeadingNodePlugin: FixedTypeNodePlugin {
     /// The deepest heading level this editor allows; documents with deeper headings are rejected
     /// on import with the path of the offending node.
     public let maxLevel: Int
@@ -42,7 +42,6 @@ public struct HeadingNodePlugin: NodePlugin {
     }
 
     public static let type: NodeType = "heading"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .inlines }
     /// The tags this plugin accepts, "h1" through "h\(maxLevel)".

@@ -13,10 +13,9 @@ import QuireTextStorage
 /// it, and so does a text view's deletion of the line break beside it; in an empty block the
 /// empty block goes first and the caret lands beside the rule. Typing or Enter with the caret
 /// beside it makes a new paragraph there.
-public struct HorizontalRuleNodePlugin: NodePlugin {
+public struct HorizontalRuleNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "horizontalrule"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .decorator(inline: false) }
 }
 

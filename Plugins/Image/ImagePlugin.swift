@@ -4,10 +4,9 @@ import QuireModel
 /// Images: Lexical's `image`, an inline decorator (U+FFFC in the flat string, an attachment in
 /// the rendering pipeline) with `src`, `altText`, `width`, `height` and `maxWidth` (0 width or
 /// height means "the image's own"). `title` is Quire's addition for markup titles; Lexical ignores it.
-public struct ImageNodePlugin: NodePlugin {
+public struct ImageNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "image"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .decorator(inline: true) }
     public var fields: [FieldSpec] {
         [

@@ -10,10 +10,9 @@ import QuireStyle
 /// the caret at the very start or end of a link's text goes outside the link, so a link does not
 /// grow when one types after it; typing inside it stays inside. In the flat string a link is just
 /// its text.
-public struct LinkNodePlugin: NodePlugin {
+public struct LinkNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "link"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: true) }
     public var childRule: ChildRule { .inlines }
     public var fields: [FieldSpec] {

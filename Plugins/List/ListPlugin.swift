@@ -19,10 +19,9 @@ public enum ListType: String, Hashable, Sendable, CaseIterable {
 /// Lists: Lexical's `list` node, a block holding `listitem`s, with `listType` (bullet, number,
 /// check), `start` and `tag` (ul/ol). A list adds nothing to the flat string: its markers (bullet,
 /// number, check box) are attributes (`ListAttributes`), so the caret can never stand in one.
-public struct ListNodePlugin: NodePlugin {
+public struct ListNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "list"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .only([ListItemNodePlugin.type]) }
     public var fields: [FieldSpec] {
@@ -48,10 +47,9 @@ public struct ListNodePlugin: NodePlugin {
 /// outdents when nested); Backspace at its start outdents a nested item and turns a top-level one
 /// into a paragraph, splitting the list. See `EditorState.insertListItemParagraph(in:at:)` and
 /// `EditorState.collapseListItemAtStart(_:)`.
-public struct ListItemNodePlugin: NodePlugin {
+public struct ListItemNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "listitem"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
     /// `.any` and the list commands keep the shape (a wrapper item holds exactly one list).

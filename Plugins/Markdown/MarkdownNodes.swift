@@ -5,10 +5,9 @@ import QuireModel
 /// by `linebreak`s, exported back byte for byte. It keeps HTML a markdown document contains
 /// (`<details>`, `<!-- comments -->`, `<div align="center">`) as the source it is, never as
 /// escaped visible text. Fields: Lexical's element fields (`direction`, `format`, `indent`).
-public struct RawHTMLBlockNodePlugin: NodePlugin {
+public struct RawHTMLBlockNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "rawhtml"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .only([.text, .lineBreak]) }
     public var fields: [FieldSpec] { ElementFields.common }
@@ -23,10 +22,9 @@ public struct RawHTMLBlockNodePlugin: NodePlugin {
 /// (`<br>`, `<span class="x">`, `</span>`; a tag may span lines). Typing goes around it, never
 /// into it, and deleting beside it removes it whole. Fields: Lexical's text fields (`detail`,
 /// `format`, `mode`, `style`) and `text`.
-public struct RawHTMLInlineNodePlugin: NodePlugin {
+public struct RawHTMLInlineNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "rawhtml-inline"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .text }
     public var fields: [FieldSpec] { TextFields.common }
 }
@@ -34,10 +32,9 @@ public struct RawHTMLInlineNodePlugin: NodePlugin {
 /// Footnote definitions (cmark-gfm's footnotes): `footnote`, a block holding blocks, with its
 /// `label` (as written after `[^`). cmark-gfm moves definitions to the end of the document in
 /// the order of their first reference, and drops those never referenced.
-public struct FootnoteNodePlugin: NodePlugin {
+public struct FootnoteNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "footnote"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .blocks }
     public var fields: [FieldSpec] { ElementFields.common + [FieldSpec("label", .string, default: "", required: true)] }
@@ -45,10 +42,9 @@ public struct FootnoteNodePlugin: NodePlugin {
 
 /// Footnote references: `footnote-reference`, an inline decorator (U+FFFC in the flat string)
 /// with the `label` of the footnote it refers to.
-public struct FootnoteReferenceNodePlugin: NodePlugin {
+public struct FootnoteReferenceNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "footnote-reference"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .decorator(inline: true) }
     public var fields: [FieldSpec] { [FieldSpec("label", .string, default: "", required: true)] }
 }

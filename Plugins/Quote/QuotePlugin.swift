@@ -10,10 +10,9 @@ import QuireTextStorage
 /// the content after the caret in the middle; at the start an empty paragraph goes before it and
 /// the quote keeps its content); Backspace at the start of a quote turns it into a paragraph
 /// (`collapseAtStart`), empty or not.
-public struct QuoteNodePlugin: NodePlugin {
+public struct QuoteNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "quote"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .inlines }
     public var fields: [FieldSpec] { ElementFields.common }

@@ -31,10 +31,9 @@ public struct TableCellHeaderState: OptionSet, Hashable, Sendable {
 ///
 /// In the flat string a table is its rows, each ending with "\n" when another row follows; see
 /// ``TableCellNodePlugin`` for the cells.
-public struct TableNodePlugin: NodePlugin {
+public struct TableNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "table"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .only([TableRowNodePlugin.type]) }
     public var fields: [FieldSpec] { ElementFields.common }
@@ -74,10 +73,9 @@ public struct TableNodePlugin: NodePlugin {
 
 /// Table rows: Lexical's `tablerow`, holding `tablecell`s. Lexical's optional `height` (pixels) is
 /// written only when set and checked by `validate`.
-public struct TableRowNodePlugin: NodePlugin {
+public struct TableRowNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "tablerow"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .only([TableCellNodePlugin.type]) }
     public var fields: [FieldSpec] { ElementFields.common }
@@ -104,12 +102,11 @@ public struct TableRowNodePlugin: NodePlugin {
 /// its row; a row ends with "\n". So a 2×2 table of "a", "b", "c", "d" reads "a\tb\nc\td", and the
 /// caret walks through every cell. The separators are postambles — structure, never text — so no
 /// edit inside a cell can delete one: deleting across a tab deletes the text on either side of it.
-public struct TableCellNodePlugin: NodePlugin {
+public struct TableCellNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "tablecell"
     /// What separates two cells of a row in the flat string.
     public static let separator = "\t"
-    public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
     public var childRule: ChildRule { .blocks }
     public var isolatesContent: Bool { true }

@@ -44,6 +44,18 @@ let sampleDocument = MarkupDocument(blocks: [
         #expect(text.string(of: text.paragraphs[1]).contains("\u{FFFC}"))
     }
 
+    @Test func plainTextIsOneParagraphPerLineWithUTF16Ranges() {
+        let text = IntentText(plainText: "a😀\n\nb")
+        #expect(text.text.string == "a😀\n\nb\n")
+        #expect(text.paragraphs.map(\.range) == [0..<4, 4..<5, 5..<7])
+        #expect(text.paragraphs.map(\.path.count) == [1, 1, 1])
+        #expect(text.paragraphs.map(\.block.intent) == [.paragraph, .paragraph, .paragraph])
+        #expect(text.paragraphs.map(\.block.id) == [0, 1, 2])
+        #expect(text.paragraphs.map(\.block.ordinal) == [0, 1, 2])
+        #expect(text.text.runs.allSatisfy { $0.attributes.isEmpty })
+        #expect(IntentText(plainText: "").paragraphs.map(\.range) == [0..<1])
+    }
+
     @Test func emojiShortcodesAreReplacedOutsideCode() throws {
         let text = EmojiPreprocessor().process(IntentText(sampleDocument))
         #expect(text.string(of: text.paragraphs[0]) == "Title 🚀")

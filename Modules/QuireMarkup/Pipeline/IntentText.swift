@@ -10,13 +10,6 @@ public struct BlockIdentity: Hashable, Sendable {
     public var intent: BlockIntent
     /// 0-based position among its parent's children (a list item's index, a cell's column).
     public var ordinal: Int
-
-    /// An identity.
-    public init(id: Int, intent: BlockIntent, ordinal: Int) {
-        self.id = id
-        self.intent = intent
-        self.ordinal = ordinal
-    }
 }
 
 /// One paragraph of an `IntentText`: its UTF-16 range (ending with its "\n") and its block path,
@@ -68,6 +61,27 @@ public struct IntentText: Hashable, Sendable {
         var builder = IntentTextBuilder()
         for (index, block) in document.blocks.enumerated() { builder.block(block, ordinal: index, path: []) }
         self = builder.finish()
+    }
+
+    /// Stage 1 for plain text (the flat string a text view shows): one paragraph per "\n", none
+    /// with any intent but `.paragraph`, no character attributes. Offsets are the text's UTF-16
+    /// offsets.
+    ///
+    /// - Complexity: O(n).
+    public init(plainText: String) {
+        // Every paragraph of intent text ends with "\n"; the flat string's last one does not.
+        let terminated = plainText + "\n"
+        var paragraphs: [IntentParagraph] = []
+        var start = 0
+        var offset = 0
+        for unit in terminated.utf16 {
+            offset += 1
+            guard unit == 0x0A else { continue }
+            let ordinal = paragraphs.count
+            paragraphs.append(IntentParagraph(range: start..<offset, path: [BlockIdentity(id: ordinal, intent: .paragraph, ordinal: ordinal)]))
+            start = offset
+        }
+        self.init(text: AttributedText(terminated), paragraphs: paragraphs)
     }
 
     /// The UTF-16 units of the paragraph's text without its final "\n".

@@ -26,16 +26,6 @@ public struct TextStyle: Hashable, Sendable {
     public var strikethrough: Bool
     /// The link target, for hit-testing.
     public var link: String?
-
-    /// A style.
-    public init(font: FontDescriptor, foreground: String? = nil, background: String? = nil, underline: Bool = false, strikethrough: Bool = false, link: String? = nil) {
-        self.font = font
-        self.foreground = foreground
-        self.background = background
-        self.underline = underline
-        self.strikethrough = strikethrough
-        self.link = link
-    }
 }
 
 /// An attachment as it is placed in a run: what it is and how it resolved.
@@ -44,13 +34,6 @@ public struct AttachmentReference: Hashable, Sendable {
     public var alt: String
     /// nil until stage 3 resolves it.
     public var result: AttachmentResult?
-
-    /// A reference.
-    public init(source: String, alt: String, result: AttachmentResult?) {
-        self.source = source
-        self.alt = alt
-        self.result = result
-    }
 }
 
 /// A run of one style in a styled paragraph (UTF-16 offsets into the text).
