@@ -21,6 +21,9 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     }
 
     /// A part of a node with its current place in the flat string.
+    ///
+    /// Only the index builds these (from its queries); callers read them, so there is no public
+    /// initializer.
     public struct Entry: Hashable, Sendable {
         public let key: Key
         public let part: Part
@@ -28,13 +31,6 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         public let location: Int
         /// UTF-16 length of the part.
         public let length: Int
-
-        public init(key: Key, part: Part, location: Int, length: Int) {
-            self.key = key
-            self.part = part
-            self.location = location
-            self.length = length
-        }
 
         /// The part's range in the flat string.
         public var range: Range<Int> { location..<(location + length) }

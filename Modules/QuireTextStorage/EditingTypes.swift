@@ -34,6 +34,9 @@ public enum EditOrigin: Sendable, Hashable {
 }
 
 /// What observers learn once per editing session.
+///
+/// Only the storage builds these (at the end of a session); observers, adapters and tests read
+/// them, so there is no public initializer.
 public struct TextStorageChange: Sendable, Hashable {
     /// Everything that changed in the session.
     public var editedMask: EditActions
@@ -48,22 +51,11 @@ public struct TextStorageChange: Sendable, Hashable {
     public var origin: EditOrigin
     /// The typing status of the last native edit of the session.
     public var typingStatus: TypingStatus
-
-    /// Creates a change report (observers receive them; tests and adapters build expected ones).
-    public init(
-        editedMask: EditActions, editedRange: NSRange, changeInLength: Int, invalidatedRange: NSRange,
-        origin: EditOrigin, typingStatus: TypingStatus
-    ) {
-        self.editedMask = editedMask
-        self.editedRange = editedRange
-        self.changeInLength = changeInLength
-        self.invalidatedRange = invalidatedRange
-        self.origin = origin
-        self.typingStatus = typingStatus
-    }
 }
 
 /// A native edit offered to the editor's handler before the storage applies it.
+///
+/// Only the storage builds these; the handler reads them, so there is no public initializer.
 public struct NativeEdit: Sendable, Hashable {
     /// The replaced range, in the storage's current coordinates.
     public var range: NSRange
@@ -74,14 +66,6 @@ public struct NativeEdit: Sendable, Hashable {
     public var status: TypingStatus
     /// True for marked (IME) text.
     public var isComposition: Bool
-
-    /// Creates a native edit description.
-    public init(range: NSRange, replacement: AttributedText, status: TypingStatus, isComposition: Bool) {
-        self.range = range
-        self.replacement = replacement
-        self.status = status
-        self.isComposition = isComposition
-    }
 }
 
 /// What the native-edit handler did with an edit.

@@ -217,8 +217,9 @@ import Testing
         try storage.performControllerEdit { storage throws(TextStorageError) in
             try storage.setMarkedText("かな", selectedRange: range(2, 0))
         }
-        #expect(offered == [NativeEdit(range: range(0, 0), replacement: AttributedText("か", attributes: [.bold: true]),
-                                       status: .typing, isComposition: true)])
+        #expect(offered.map(ExpectedEdit.init) == [ExpectedEdit(
+            range: range(0, 0), replacement: AttributedText("か", attributes: [.bold: true]),
+            status: .typing, isComposition: true)])
         #expect(storage.string == "かな")
         #expect(storage.markedRange == range(0, 2))
         #expect(try storage.attributes(at: 0) == ([.bold: true], range(0, 2)))

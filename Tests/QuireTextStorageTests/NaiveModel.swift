@@ -117,7 +117,7 @@ struct NaiveModel {
     }
 
     /// Ends a session the way the specification says and returns what observers must receive.
-    mutating func endSession() -> TextStorageChange? {
+    mutating func endSession() -> ExpectedChange? {
         let touched = cells.contains {
             switch $0 {
             case .marker: return true
@@ -154,7 +154,7 @@ struct NaiveModel {
         let units = self.units
         let invalidated = Self.paragraphs(around: edited, in: units)
         fix()
-        let change = TextStorageChange(
+        let change = ExpectedChange(
             editedMask: mask, editedRange: edited, changeInLength: units.count - lengthAtSessionStart,
             invalidatedRange: invalidated, origin: .native, typingStatus: status)
         for index in cells.indices {

@@ -152,7 +152,7 @@ import Testing
             guard var expected else { return received.isEmpty ? nil : "unexpected notification \(received)" }
             expected.origin = native ? .native : .controller
             guard received.count == 1 else { return "expected one notification, got \(received.count)" }
-            if received[0] != expected { return "notification \(received[0]) != \(expected)" }
+            if ExpectedChange(received[0]) != expected { return "notification \(received[0]) != \(expected)" }
             return nil
         }
     }

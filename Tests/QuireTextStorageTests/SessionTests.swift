@@ -24,7 +24,7 @@ import QuireTextStorage
         #expect(storage.changeInLength == 0)
         try storage.endEditing()
 
-        #expect(recorder.changes == [TextStorageChange(
+        #expect(recorder.changes.map(ExpectedChange.init) == [ExpectedChange(
             editedMask: [.characters, .attributes], editedRange: range(4, 7), changeInLength: 0,
             invalidatedRange: range(4, 10), origin: .native, typingStatus: .remove)])
         #expect(storage.editedRange.location == NSNotFound)

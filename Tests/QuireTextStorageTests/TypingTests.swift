@@ -140,8 +140,9 @@ import QuireTextStorage
         }
         try storage.replaceCharacters(in: range(3, 0), with: "d")
 
-        #expect(routed == [NativeEdit(range: range(3, 0), replacement: AttributedText("d", attributes: [.bold: true]),
-                                      status: .typing, isComposition: false)])
+        #expect(routed.map(ExpectedEdit.init) == [ExpectedEdit(
+            range: range(3, 0), replacement: AttributedText("d", attributes: [.bold: true]),
+            status: .typing, isComposition: false)])
         #expect(storage.string == "abcD")
         #expect(try storage.attrs(3) == [.code: true])
         #expect(recorder.changes.map(\.origin) == [.controller])
