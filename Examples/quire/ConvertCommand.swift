@@ -58,10 +58,21 @@ struct MarkupSetup {
         URL(fileURLWithPath: path).pathExtension.lowercased()
     }
 
+    /// The format of an input: its extension, or for standard input ("-") what its first
+    /// character says (`{` Lexical JSON, `<` HTML, anything else markdown).
+    static func inputFormat(_ path: String, _ bytes: [UInt8]) -> String {
+        guard path == "-" else { return fileExtension(path) }
+        let first = bytes.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        return first == UInt8(ascii: "{") ? "json" : first == UInt8(ascii: "<") ? "html" : "md"
+    }
+
     /// Reads a document: Lexical JSON for .json, else the markup format of the extension.
     func loadState(_ path: String) throws -> EditorState {
         let bytes = try InputFile.read(path)
-        let fileExtension = Self.fileExtension(path)
+        return try state(bytes, format: Self.inputFormat(path, bytes))
+    }
+
+    func state(_ bytes: [UInt8], format fileExtension: String) throws -> EditorState {
         if fileExtension == "json" { return try LexicalJSON.importState(from: bytes, registry: registry) }
         if let format = documentFormats.format(for: fileExtension) {
             return try format.read(String(decoding: bytes, as: UTF8.self), registry: registry, contributions: contributions)
@@ -72,11 +83,12 @@ struct MarkupSetup {
 
     /// A document's markup document: parsed directly for markup files, exported for JSON.
     func loadDocument(_ path: String) throws -> MarkupDocument {
-        let fileExtension = Self.fileExtension(path)
+        let bytes = try InputFile.read(path)
+        let fileExtension = Self.inputFormat(path, bytes)
         if fileExtension == "json" || documentFormats.format(for: fileExtension) != nil {
-            return try MarkupExporter(mappings: mappings).makeDocument(try loadState(path))
+            return try MarkupExporter(mappings: mappings).makeDocument(try state(bytes, format: fileExtension))
         }
-        return try parser(for: fileExtension).parse(String(decoding: try InputFile.read(path), as: UTF8.self))
+        return try parser(for: fileExtension).parse(String(decoding: bytes, as: UTF8.self))
     }
 }
 
@@ -93,8 +105,10 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         let setup = try MarkupSetup(config)
-        let state = try setup.loadState(input)
-        let inputIsJSON = MarkupSetup.fileExtension(input) == "json"
+        let inputBytes = try InputFile.read(input)
+        let inputFormat = MarkupSetup.inputFormat(input, inputBytes)
+        let state = try setup.state(inputBytes, format: inputFormat)
+        let inputIsJSON = inputFormat == "json"
         let outputExtension = output == "-" ? (inputIsJSON ? "md" : "json") : MarkupSetup.fileExtension(output)
         let bytes: [UInt8]
         if outputExtension == "json" {

@@ -13,10 +13,19 @@ struct ShowCommand: ParsableCommand {
     )
 
     @Argument(help: "The document (.md, .html or .json).") var file: String
-    @Option(help: "The terminal width in cells.") var width: Int = 80
+    @Option(help: "The terminal width in cells (1 to \(Self.widths.upperBound)).") var width: Int = 80
     @Flag(help: "Write an HTML rendering instead.") var html = false
     @Flag(help: "Leave out ANSI escape codes.") var plain = false
     @OptionGroup var config: ConfigOptions
+
+    /// The widths a terminal may have; the layout and every line drawn are sized by it.
+    static let widths = 1...10_000
+
+    func validate() throws {
+        guard Self.widths.contains(width) else {
+            throw ValidationError("--width must be from \(Self.widths.lowerBound) to \(Self.widths.upperBound), not \(width)")
+        }
+    }
 
     func run() throws {
         let setup = try MarkupSetup(config)

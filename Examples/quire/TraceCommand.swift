@@ -70,20 +70,41 @@ struct TraceCommand: ParsableCommand {
             if !matches || !converged { throw ExitCode(1) }
         }
 
-        static func read(_ path: String) throws -> Data {
-            guard path.hasSuffix(".gz") else { return try Data(contentsOf: URL(fileURLWithPath: path)) }
+        /// The most bytes a compressed trace may expand to: the largest trace of the
+        /// editing-traces corpus is far below it, a gzip bomb is far above.
+        static let maximumDecompressedBytes = 512 << 20
+
+        struct TooLarge: Error, CustomStringConvertible {
+            let path: String
+            var description: String { "the trace expands beyond \(maximumDecompressedBytes >> 20) MiB when decompressed (\(path))" }
+        }
+
+        static func read(_ path: String) throws -> [UInt8] {
+            guard path.hasSuffix(".gz") else { return try InputFile.read(path) }
+            try InputFile.checkReadable(path)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["gzip", "-dc", path]
             let pipe = Pipe()
             process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = pipe.fileHandleForReading.readData(ofLength: 1 << 20)
+                if chunk.isEmpty { break }
+                bytes.append(contentsOf: chunk)
+                if bytes.count > maximumDecompressedBytes {
+                    process.terminate()
+                    process.waitUntilExit()
+                    throw TooLarge(path: path)
+                }
+            }
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
-                throw ValidationError("gzip could not decompress \(path) (status \(process.terminationStatus))")
+                throw InputFile.ReadError(path: path, reason: "gzip could not decompress it (status \(process.terminationStatus))")
             }
-            return data
+            return bytes
         }
 
         static func format(_ d: Duration) -> String {

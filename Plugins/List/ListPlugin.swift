@@ -33,6 +33,23 @@ public struct ListNodePlugin: NodePlugin {
         ]
     }
 
+    /// The numbers a list may start at and its items may carry: the integers a JavaScript number
+    /// holds exactly (±(2⁵³ − 1)), all Lexical itself can write. Bounded so that a list's last
+    /// number, and every renderer's arithmetic on it, stays far from overflow; a document outside
+    /// it is refused at import with the field's JSON path.
+    public static let startRange = -((1 << 53) - 1)...((1 << 53) - 1)
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        try Self.validateNumber("start", of: node)
+    }
+
+    /// Refuses a list number outside `startRange`.
+    static func validateNumber(_ field: String, of node: Node) throws(NodeValidationError) {
+        if let number = node.fields[field]?.intValue, !startRange.contains(number) {
+            throw NodeValidationError(field: field, message: "must be from \(startRange.lowerBound) to \(startRange.upperBound), not \(number)")
+        }
+    }
+
     /// The list type of a list node (bullet when unreadable).
     public static func listType(of node: Node) -> ListType {
         node.fields["listType"]?.stringValue.flatMap(ListType.init(rawValue:)) ?? .bullet
@@ -64,6 +81,7 @@ public struct ListItemNodePlugin: NodePlugin {
         if let checked = node.fields["checked"], checked != .null, !FieldType.boolean.accepts(checked) {
             throw NodeValidationError(field: "checked", message: "must be a boolean, not \(checked.typeName)")
         }
+        try ListNodePlugin.validateNumber("value", of: node)
     }
 
     /// Whether a check-list item is checked (nil when the item has no `checked`).

@@ -107,6 +107,10 @@ public struct TableRowNodePlugin: NodePlugin {
 public struct TableCellNodePlugin: NodePlugin {
     public init() {}
     public static let type: NodeType = "tablecell"
+    /// The spans a cell may have: HTML's own limits (`colspan` 1–1,000, `rowspan` 0–65,534 with 0
+    /// read as 1), so a layout sized by spans is backed by the document rather than a number.
+    public static let spanRange = 1...1_000
+
     /// What separates two cells of a row in the flat string.
     public static let separator = "\t"
     public var type: NodeType { Self.type }
@@ -128,8 +132,11 @@ public struct TableCellNodePlugin: NodePlugin {
 
     public func validate(_ node: Node) throws(NodeValidationError) {
         for name in ["colSpan", "rowSpan"] {
-            if let span = node.fields[name]?.intValue, span < 1 {
+            if let span = node.fields[name]?.intValue, span < Self.spanRange.lowerBound {
                 throw NodeValidationError(field: name, message: "must be at least 1, not \(span)")
+            }
+            if let span = node.fields[name]?.intValue, span > Self.spanRange.upperBound {
+                throw NodeValidationError(field: name, message: "must be at most \(Self.spanRange.upperBound), not \(span)")
             }
         }
         if let state = node.fields["headerState"]?.intValue, !(0...3).contains(state) {

@@ -197,7 +197,10 @@ public struct RunBuilder: Sendable {
                 let text: String
                 switch style {
                 case .bullet: text = "•"
-                case .ordered(let start): text = "\(start + block.ordinal)."
+                case .ordered(let start):
+                    // A parser may hand over any start: the number saturates rather than trap.
+                    let (number, overflow) = start.addingReportingOverflow(block.ordinal)
+                    text = "\(overflow ? Int.max : number)."
                 case .task: text = (checked ?? false) ? "☑" : "☐"
                 }
                 indent += Double(max(2, text.count + 1)) * cell
