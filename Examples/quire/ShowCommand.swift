@@ -172,7 +172,10 @@ struct TerminalRenderer {
                     body += styled(text(run.range), run.style, heading: heading)
                 }
             }
-            output += (prefix + body).replacingOccurrences(of: " +$", with: "", options: .regularExpression) + "\n"
+            // Trailing spaces go; a regular expression did this in time quadratic in their number.
+            var line = prefix + body
+            while line.last == " " { line.removeLast() }
+            output += line + "\n"
         }
         return output
     }

@@ -41,4 +41,42 @@ import Testing
         #expect(result.stderr.contains("--width must be from 1 to 10000"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-hostile-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// A list nested deeper than the terminal is wide wrapped one character a line (and trimmed
+    /// each line's spaces with a quadratic regular expression): 1 MB took 42 s. The content
+    /// keeps a quarter of the width, so the drawing stays proportional to the text.
+    @Test func aDeepListDrawsInSpaceProportionalToItsText() throws {
+        let markdown = (0..<300).map { String(repeating: "  ", count: min($0, 99)) + "- " + String(repeating: "x", count: 500) + "\n" }.joined()
+        let result = try QuireProcess.run(["show", "-", "--plain", "--width", "80"], stdin: markdown)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.filter { $0 == "x" }.count == 300 * 500)
+        #expect(result.stdout.utf8.count < 10 * markdown.utf8.count, "\(result.stdout.utf8.count) bytes drawn for \(markdown.utf8.count)")
+    }
+
+    /// A gzip bomb was replayed without limit; decompression stops at a configurable size.
+    @Test func aTraceThatExpandsBeyondTheLimitIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let trace = directory.appendingPathComponent("bomb.json")
+        let text = String(repeating: "a", count: 100_000)
+        try #"{"startContent":"","endContent":"\#(text)","txns":[{"patches":[[0,0,"\#(text)"]]}]}"#.write(to: trace, atomically: true, encoding: .utf8)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gzip.arguments = ["gzip", trace.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let compressed = trace.path + ".gz"
+        let refused = try QuireProcess.run(["trace", "replay", compressed, "--max-decompressed-bytes", "10000"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "quire: the trace expands beyond 10000 bytes when decompressed; --max-decompressed-bytes raises the limit (\(compressed))\n")
+        let replayed = try QuireProcess.run(["trace", "replay", compressed])
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        #expect(replayed.stdout.contains("final text equals endContent: yes"))
+    }
 }
