@@ -12,8 +12,11 @@ struct MarkupSetup {
     let documentFormats: DocumentFormats
     let mappings: MarkupMappings
 
+    let warnings = Warnings()
+
     init(_ config: ConfigOptions) throws {
         let loaded = try config.load()
+        warnings.count = loaded.configuration.warnings.count
         contributions = loaded.configuration.plugins.contributions
         registry = loaded.registry
         formats = MarkupFormats(contributions: contributions)
@@ -37,9 +40,10 @@ struct MarkupSetup {
         if let format = documentFormats.format(for: fileExtension) { return try format.write(state, contributions: contributions) }
         let dropped = MarkupExporter.droppedFormats(in: state)
         if !dropped.isEmpty {
-            FileHandle.standardError.write(Data("warning: \(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))\n".utf8))
+            warnings.warn("\(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))")
         }
-        let document = try MarkupExporter(mappings: mappings).makeDocument(state)
+        let (document, losses) = try MarkupExporter(mappings: mappings).makeDocumentReportingLosses(state)
+        for loss in losses { warnings.warn("\(source): \(loss)") }
         do {
             return try formats.serializer(for: fileExtension).serialize(document)
         } catch {
@@ -74,6 +78,7 @@ struct MarkupSetup {
 
     func state(_ bytes: [UInt8], format fileExtension: String) throws -> EditorState {
         if fileExtension == "json" { return try LexicalJSON.importState(from: bytes, registry: registry) }
+        try Self.checkUTF8(bytes)
         if let format = documentFormats.format(for: fileExtension) {
             return try format.read(String(decoding: bytes, as: UTF8.self), registry: registry, contributions: contributions)
         }
@@ -88,7 +93,33 @@ struct MarkupSetup {
         if fileExtension == "json" || documentFormats.format(for: fileExtension) != nil {
             return try MarkupExporter(mappings: mappings).makeDocument(try state(bytes, format: fileExtension))
         }
+        try Self.checkUTF8(bytes)
         return try parser(for: fileExtension).parse(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Markup and HTML are read as Strings, which would turn invalid UTF-8 into U+FFFD.
+    static func checkUTF8(_ bytes: [UInt8]) throws(MarkupError) {
+        if let position = SourcePosition.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
+    }
+}
+
+/// The warnings a command wrote to standard error, so that `--strict` can fail on them.
+final class Warnings {
+    var count = 0
+
+    func warn(_ message: String) {
+        count += 1
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    }
+
+    struct Strict: Error, CustomStringConvertible {
+        let count: Int
+        var description: String { "\(count) warning\(count == 1 ? "" : "s") with --strict (above)" }
+    }
+
+    /// Fails when `strict` and anything was warned about.
+    func check(strict: Bool) throws {
+        if strict && count > 0 { throw Strict(count: count) }
     }
 }
 
@@ -101,6 +132,8 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "The input file (.json, .md or .html).") var input: String
     @Argument(help: "The output file (.json, .md or .html), or - for standard output.") var output: String
+    @Flag(help: "Fail (status 1, nothing written) when anything is warned about, such as what the output format cannot represent.")
+    var strict = false
     @OptionGroup var config: ConfigOptions
 
     func run() throws {
@@ -116,6 +149,7 @@ struct ConvertCommand: ParsableCommand {
         } else {
             bytes = Array(try setup.write(state, as: outputExtension, source: input).utf8)
         }
+        try setup.warnings.check(strict: strict)
         if output == "-" {
             FileHandle.standardOutput.write(Data(bytes))
         } else {

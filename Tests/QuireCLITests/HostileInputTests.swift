@@ -79,4 +79,147 @@ import Testing
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(replayed.stdout.contains("final text equals endContent: yes"))
     }
+
+    static func text(_ text: String) -> String { #"{"type":"text","text":"\#(text)"}"# }
+    static let lineBreak = #"{"type":"linebreak"}"#
+
+    /// Converts standard input; the JSON written read back as its block types and texts.
+    static func roundTrip(_ document: String, through format: String, strict: Bool = false) throws -> (QuireProcess.Result, QuireProcess.Result?) {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let written = directory.appendingPathComponent("out.\(format)").path
+        let out = try QuireProcess.run(["convert", "-", written] + (strict ? ["--strict"] : []), stdin: document)
+        guard out.status == 0 else { return (out, nil) }
+        return (out, try QuireProcess.run(["convert", written, "-"]))
+    }
+
+    /// A heading ending in a line break was written `Title\` and an underline, and came back as
+    /// a paragraph and a rule; a trailing break became a literal backslash.
+    @Test func aLineBreakEndingABlockIsDroppedWithAWarning() throws {
+        let document = Self.document([
+            #"{"type":"heading","tag":"h1","children":["# + Self.text("Title") + "," + Self.lineBreak + "]}",
+            #"{"type":"heading","tag":"h2","children":["# + Self.text("Sub") + "," + Self.lineBreak + "]}",
+            #"{"type":"paragraph","children":["# + Self.lineBreak + "," + Self.text("lead") + "]}",
+            #"{"type":"paragraph","children":["# + Self.text("trail") + "," + Self.lineBreak + "]}",
+        ].joined(separator: ","))
+        let (out, back) = try Self.roundTrip(document, through: "md")
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stderr.contains("a line break ending a heading 1 cannot be written in markup; dropped ($.root.children[0])"))
+        #expect(out.stderr.contains("a line break ending a heading 2 cannot be written in markup; dropped ($.root.children[1])"))
+        #expect(out.stderr.contains("a line break ending a paragraph cannot be written in markup; dropped ($.root.children[3])"))
+        #expect(!out.stderr.contains("$.root.children[2]"))
+        let json = try #require(back?.stdout)
+        #expect(json.contains(#""tag": "h1""#) && json.contains(#""tag": "h2""#))
+        #expect(!json.contains(#"\\"#), "a backslash came back as text")
+        #expect(!json.contains(#""type": "horizontalrule""#))
+        #expect(json.components(separatedBy: #""type": "linebreak""#).count == 2, "the leading break is kept")
+    }
+
+    /// A negative start came back as a paragraph "-5. …"; it is clamped with a warning, and
+    /// --strict refuses to write anything.
+    @Test func aListStartMarkdownCannotWriteIsClampedLoudly() throws {
+        let document = Self.list(start: "-5")
+        let (out, back) = try Self.roundTrip(document, through: "md")
+        #expect(out.stderr.contains("a list starting at -5 cannot be written in markup; it starts at 0 ($.root.children[0])"), "\(out.stderr)")
+        #expect(back?.stdout.contains(#""listType": "number""#) == true)
+        let strict = try QuireProcess.run(["convert", "-", "-", "--strict"], stdin: document)
+        #expect(strict.status == 1)
+        #expect(strict.stdout.isEmpty)
+        #expect(strict.stderr.hasSuffix("quire: 1 warning with --strict (above)\n"))
+    }
+
+    /// Block content and spans in table cells were flattened without a word (and a list in a
+    /// cell failed with "no markup mapping for listitem").
+    @Test func tableCellContentMarkdownCannotHoldIsReported() throws {
+        let cell = { (content: String, span: Int) in #"{"type":"tablecell","headerState":0,"colSpan":\#(span),"children":[\#(content)]}"# }
+        let paragraph = { (text: String) in #"{"type":"paragraph","children":["# + Self.text(text) + "]}" }
+        let list = #"{"type":"list","listType":"bullet","start":1,"tag":"ul","children":[{"type":"listitem","value":1,"children":["# + Self.text("item") + "]}]}"
+        let table = Self.document(#"{"type":"table","children":[{"type":"tablerow","children":["# + cell(paragraph("h1"), 1) + "," + cell(paragraph("h2"), 1)
+            + #"]},{"type":"tablerow","children":["# + cell(paragraph("one") + "," + paragraph("two"), 2) + #"]},{"type":"tablerow","children":["#
+            + cell(list, 1) + "," + cell(paragraph("plain"), 1) + "]}]}")
+        let result = try QuireProcess.run(["convert", "-", "-"], stdin: table)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("| one two |"))
+        #expect(result.stdout.contains("| item | plain |"))
+        let warnings = result.stderr.split(separator: "\n").map(String.init)
+        #expect(warnings == [
+            "warning: -: a table cell's blocks cannot be written in markup; they are one line of text ($.root.children[0].children[1].children[0])",
+            "warning: -: a cell's colSpan 2 cannot be written in markup; it is one cell ($.root.children[0].children[1].children[0])",
+            "warning: -: a table cell's blocks cannot be written in markup; they are one line of text ($.root.children[0].children[2].children[0])",
+        ])
+    }
+
+    /// Invalid UTF-8 became U+FFFD in markdown, HTML and edit scripts; it is an error with its
+    /// byte offset in every format.
+    @Test(arguments: [(["convert", "-", "-"], "# ok\nab", "invalid UTF-8 at line 2, column 3 (byte 7)"),
+                      (["convert", "-", "-"], "<p>ab", "invalid UTF-8 at line 1, column 6 (byte 5)"),
+                      (["check", "-"], #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text","text":"ab"#, "$.root.children[0].children[0].text: invalid UTF-8"),
+                      (["edit-script", "-"], #"{"op":"type","text":"ab"#, "line 1: JSON error at line 1, column 24 (byte 23), $.text: invalid UTF-8")])
+    func invalidUTF8IsAnErrorWithItsByteOffset(command: [String], prefix: String, message: String) throws {
+        let bytes = Array(prefix.utf8) + [0xFF, 0xFE] + Array(#"""}]}]}}"#.utf8) + [0x0A]
+        let process = try QuireProcess.run(command, stdinBytes: bytes)
+        #expect(process.status == 1)
+        #expect(process.stderr.hasPrefix("quire: ") && process.stderr.contains(message), "\(process.stderr)")
+        #expect(process.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// An edit script with CRLF line endings (and a byte-order mark) failed on its second line.
+    @Test func anEditScriptWithCRLFAndAByteOrderMarkRuns() throws {
+        let script = "\u{FEFF}" + #"{"op":"type","text":"a"}"# + "\r\n" + #"{"op":"type","text":"b"}"# + "\r\n"
+        let result = try QuireProcess.run(["edit-script", "-"], stdin: script)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(#"{"text":"ab","#))
+    }
+
+    /// A markdown file with a byte-order mark and CRLF line endings reads as without them.
+    @Test func markdownWithAByteOrderMarkAndCRLFReadsAsWithout() throws {
+        let plain = try QuireProcess.run(["convert", "-", "-"], stdin: "# Title\n\n- a\n- b\n")
+        let marked = try QuireProcess.run(["convert", "-", "-"], stdin: "\u{FEFF}# Title\r\n\r\n- a\r\n- b\r\n")
+        #expect(plain.status == 0 && marked.status == 0)
+        #expect(marked.stdout == plain.stdout)
+    }
+
+    /// Markdown nested 1,500 deep converted to JSON deeper than the reader's own limit, so
+    /// `check` refused what `convert` wrote.
+    @Test func whatConvertWritesFromDeepMarkdownChecks() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("deep.json").path
+        for markdown in [String(repeating: "- ", count: 1_500) + "deep\n", String(repeating: ">", count: 1_000) + " deep\n",
+                         (0..<1_500).map { String(repeating: "  ", count: $0) + "- a\n" }.joined()] {
+            let converted = try QuireProcess.run(["convert", "-", json], stdin: markdown)
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let checked = try QuireProcess.run(["check", json])
+            #expect(checked.status == 0, "\(checked.stderr)")
+        }
+    }
+
+    /// A duplicate "root" silently replaced the document.
+    @Test func aDuplicateKeyIsAnErrorWithItsPath() throws {
+        let result = try QuireProcess.run(["check", "-"], stdin: #"{"root":{"type":"root","children":[]},"root":{"type":"root","children":[]}}"#)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(#"$.root: duplicate key "root""#), "\(result.stderr)")
+    }
+
+    /// In a list mixing tasks and bullets, the bullets came back as unchecked tasks.
+    @Test func aListMixingTasksAndBulletsKeepsItsBullets() throws {
+        let (out, back) = try Self.roundTrip("- [ ] task\n- bullet\n", through: "json")
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(back?.stdout == "- [ ] task\n- bullet\n")
+    }
+
+    /// The lists/line-breaks/align fixture lost its h1 and h2 through markdown (each ends in a
+    /// line break); its headings come back, with a warning for each dropped break.
+    @Test func theLineBreaksFixtureKeepsItsHeadingsThroughMarkdown() throws {
+        let fixture = "Tests/Fixtures/lexical-json/05-lexical-ios-fork-HZ4ever228-web-export-lists-linebreaks-align.json"
+        let source = try String(contentsOf: QuireProcess.repositoryRoot.appendingPathComponent(fixture), encoding: .utf8)
+        let (out, back) = try Self.roundTrip(source, through: "md")
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stderr.components(separatedBy: "a line break ending a heading").count == 4)
+        let headings = { (json: String) in ["h1", "h2", "h3"].map { json.components(separatedBy: #""tag":"\#($0)""#).count - 1 } }
+        let original = try QuireProcess.run(["export", fixture]).stdout
+        let roundTripped = try QuireProcess.run(["export", "-"], stdin: try #require(back?.stdout)).stdout
+        #expect(headings(original) == [1, 2, 1])
+        #expect(headings(roundTripped) == headings(original))
+    }
 }
