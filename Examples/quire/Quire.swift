@@ -24,11 +24,12 @@ struct Quire: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            // Help and --version are not failures, and an ExitCode was already explained.
-            if error is CleanExit || error is ExitCode { exit(withError: error) }
+            // Help is no failure (ArgumentParser wraps it, so its status says so), and an
+            // ExitCode was already explained.
+            if code == .success || error is ExitCode { exit(withError: error) }
             let message = Self.message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
             FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
-            Foundation.exit(code.rawValue == 0 ? 1 : code.rawValue)
+            Foundation.exit(code.rawValue)
         }
     }
 }

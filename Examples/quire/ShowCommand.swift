@@ -16,6 +16,7 @@ struct ShowCommand: ParsableCommand {
     @Option(help: "The terminal width in cells (1 to \(Self.widths.upperBound)).") var width: Int = 80
     @Flag(help: "Write an HTML rendering instead.") var html = false
     @Flag(help: "Leave out ANSI escape codes.") var plain = false
+    @Flag(help: "With --html: fail (status 1, nothing written) when anything is warned about.") var strict = false
     @OptionGroup var config: ConfigOptions
 
     /// The widths a terminal may have; the layout and every line drawn are sized by it.
@@ -31,6 +32,7 @@ struct ShowCommand: ParsableCommand {
         let setup = try MarkupSetup(config)
         if html {
             let output = try setup.write(try setup.loadState(file), as: "html", source: file)
+            try setup.warnings.check(strict: strict)
             FileHandle.standardOutput.write(Data(output.utf8))
             return
         }

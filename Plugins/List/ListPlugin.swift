@@ -72,6 +72,7 @@ public struct ListItemNodePlugin: NodePlugin {
     public var role: NodeRole { .element(inline: false) }
     /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
     /// `.any` and the list commands keep the shape (a wrapper item holds exactly one list).
+    public var parentTypes: Set<NodeType>? { [ListNodePlugin.type] }
     public var childRule: ChildRule { .any }
     public var fields: [FieldSpec] {
         ElementFields.common + [FieldSpec("value", .integer, default: .number(.integer(1)))]

@@ -79,6 +79,7 @@ public struct TableRowNodePlugin: NodePlugin {
     public static let type: NodeType = "tablerow"
     public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
+    public var parentTypes: Set<NodeType>? { [TableNodePlugin.type] }
     public var childRule: ChildRule { .only([TableCellNodePlugin.type]) }
     public var fields: [FieldSpec] { ElementFields.common }
 
@@ -115,6 +116,7 @@ public struct TableCellNodePlugin: NodePlugin {
     public static let separator = "\t"
     public var type: NodeType { Self.type }
     public var role: NodeRole { .element(inline: false) }
+    public var parentTypes: Set<NodeType>? { [TableRowNodePlugin.type] }
     public var childRule: ChildRule { .blocks }
     public var isolatesContent: Bool { true }
     public var fields: [FieldSpec] {
