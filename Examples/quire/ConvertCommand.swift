@@ -37,7 +37,11 @@ struct MarkupSetup {
     /// Writes `state` in the format of `fileExtension` (a document format such as HTML, or a
     /// markup serializer through the mappings).
     func write(_ state: EditorState, as fileExtension: String, source: String) throws -> String {
-        if let format = documentFormats.format(for: fileExtension) { return try format.write(state, contributions: contributions) }
+        if let format = documentFormats.format(for: fileExtension) {
+            let (text, losses) = try format.writeReportingLosses(state, contributions: contributions)
+            for loss in losses { warnings.warn("\(source): \(loss)") }
+            return text
+        }
         let dropped = MarkupExporter.droppedFormats(in: state)
         if !dropped.isEmpty {
             warnings.warn("\(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))")

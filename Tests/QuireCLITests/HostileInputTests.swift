@@ -222,4 +222,21 @@ import Testing
         #expect(headings(original) == [1, 2, 1])
         #expect(headings(roundTripped) == headings(original))
     }
+
+    /// HTML export flattened nested quotes and wrote raw HTML as escaped text without a word.
+    @Test func whatHTMLExportCannotRepresentIsReported() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("doc.json").path
+        let page = directory.appendingPathComponent("page.html").path
+        let converted = try QuireProcess.run(["convert", "-", json], stdin: "> a\n> > b\n\n<div>raw</div>\n")
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let html = try QuireProcess.run(["convert", json, page])
+        #expect(html.status == 0)
+        let warnings = html.stderr.split(separator: "\n").map(String.init)
+        #expect(warnings.contains { $0.hasPrefix("warning: \(json): 2 nested block quotes are written as one ($.root.children[") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("node has no HTML conversion; its content is written as text ($.root.children[") }, "\(warnings)")
+        let strict = try QuireProcess.run(["show", json, "--html", "--strict"])
+        #expect(strict.status == 1 && strict.stdout.isEmpty)
+    }
 }
