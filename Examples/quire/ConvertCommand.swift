@@ -12,8 +12,11 @@ struct MarkupSetup {
     let documentFormats: DocumentFormats
     let mappings: MarkupMappings
 
+    let warnings = Warnings()
+
     init(_ config: ConfigOptions) throws {
         let loaded = try config.load()
+        warnings.count = loaded.configuration.warnings.count
         contributions = loaded.configuration.plugins.contributions
         registry = loaded.registry
         formats = MarkupFormats(contributions: contributions)
@@ -34,12 +37,17 @@ struct MarkupSetup {
     /// Writes `state` in the format of `fileExtension` (a document format such as HTML, or a
     /// markup serializer through the mappings).
     func write(_ state: EditorState, as fileExtension: String, source: String) throws -> String {
-        if let format = documentFormats.format(for: fileExtension) { return try format.write(state, contributions: contributions) }
+        if let format = documentFormats.format(for: fileExtension) {
+            let (text, losses) = try format.writeReportingLosses(state, contributions: contributions)
+            for loss in losses { warnings.warn("\(source): \(loss)") }
+            return text
+        }
         let dropped = MarkupExporter.droppedFormats(in: state)
         if !dropped.isEmpty {
-            FileHandle.standardError.write(Data("warning: \(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))\n".utf8))
+            warnings.warn("\(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))")
         }
-        let document = try MarkupExporter(mappings: mappings).makeDocument(state)
+        let (document, losses) = try MarkupExporter(mappings: mappings).makeDocumentReportingLosses(state)
+        for loss in losses { warnings.warn("\(source): \(loss)") }
         do {
             return try formats.serializer(for: fileExtension).serialize(document)
         } catch {
@@ -58,11 +66,23 @@ struct MarkupSetup {
         URL(fileURLWithPath: path).pathExtension.lowercased()
     }
 
+    /// The format of an input: its extension, or for standard input ("-") what its first
+    /// character says (`{` Lexical JSON, `<` HTML, anything else markdown).
+    static func inputFormat(_ path: String, _ bytes: [UInt8]) -> String {
+        guard path == "-" else { return fileExtension(path) }
+        let first = bytes.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        return first == UInt8(ascii: "{") ? "json" : first == UInt8(ascii: "<") ? "html" : "md"
+    }
+
     /// Reads a document: Lexical JSON for .json, else the markup format of the extension.
     func loadState(_ path: String) throws -> EditorState {
         let bytes = try InputFile.read(path)
-        let fileExtension = Self.fileExtension(path)
+        return try state(bytes, format: Self.inputFormat(path, bytes))
+    }
+
+    func state(_ bytes: [UInt8], format fileExtension: String) throws -> EditorState {
         if fileExtension == "json" { return try LexicalJSON.importState(from: bytes, registry: registry) }
+        try Self.checkUTF8(bytes)
         if let format = documentFormats.format(for: fileExtension) {
             return try format.read(String(decoding: bytes, as: UTF8.self), registry: registry, contributions: contributions)
         }
@@ -72,11 +92,38 @@ struct MarkupSetup {
 
     /// A document's markup document: parsed directly for markup files, exported for JSON.
     func loadDocument(_ path: String) throws -> MarkupDocument {
-        let fileExtension = Self.fileExtension(path)
+        let bytes = try InputFile.read(path)
+        let fileExtension = Self.inputFormat(path, bytes)
         if fileExtension == "json" || documentFormats.format(for: fileExtension) != nil {
-            return try MarkupExporter(mappings: mappings).makeDocument(try loadState(path))
+            return try MarkupExporter(mappings: mappings).makeDocument(try state(bytes, format: fileExtension))
         }
-        return try parser(for: fileExtension).parse(String(decoding: try InputFile.read(path), as: UTF8.self))
+        try Self.checkUTF8(bytes)
+        return try parser(for: fileExtension).parse(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Markup and HTML are read as Strings, which would turn invalid UTF-8 into U+FFFD.
+    static func checkUTF8(_ bytes: [UInt8]) throws(MarkupError) {
+        if let position = SourcePosition.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
+    }
+}
+
+/// The warnings a command wrote to standard error, so that `--strict` can fail on them.
+final class Warnings {
+    var count = 0
+
+    func warn(_ message: String) {
+        count += 1
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    }
+
+    struct Strict: Error, CustomStringConvertible {
+        let count: Int
+        var description: String { "\(count) warning\(count == 1 ? "" : "s") with --strict (above)" }
+    }
+
+    /// Fails when `strict` and anything was warned about.
+    func check(strict: Bool) throws {
+        if strict && count > 0 { throw Strict(count: count) }
     }
 }
 
@@ -89,12 +136,16 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "The input file (.json, .md or .html).") var input: String
     @Argument(help: "The output file (.json, .md or .html), or - for standard output.") var output: String
+    @Flag(help: "Fail (status 1, nothing written) when anything is warned about, such as what the output format cannot represent.")
+    var strict = false
     @OptionGroup var config: ConfigOptions
 
     func run() throws {
         let setup = try MarkupSetup(config)
-        let state = try setup.loadState(input)
-        let inputIsJSON = MarkupSetup.fileExtension(input) == "json"
+        let inputBytes = try InputFile.read(input)
+        let inputFormat = MarkupSetup.inputFormat(input, inputBytes)
+        let state = try setup.state(inputBytes, format: inputFormat)
+        let inputIsJSON = inputFormat == "json"
         let outputExtension = output == "-" ? (inputIsJSON ? "md" : "json") : MarkupSetup.fileExtension(output)
         let bytes: [UInt8]
         if outputExtension == "json" {
@@ -102,6 +153,7 @@ struct ConvertCommand: ParsableCommand {
         } else {
             bytes = Array(try setup.write(state, as: outputExtension, source: input).utf8)
         }
+        try setup.warnings.check(strict: strict)
         if output == "-" {
             FileHandle.standardOutput.write(Data(bytes))
         } else {

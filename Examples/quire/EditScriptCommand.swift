@@ -82,10 +82,16 @@ struct EditScript: ParsableCommand {
     /// JSON to `body`; any error, the line's JSON or the step's, is thrown as a ``StepError``
     /// naming the line.
     static func forEachStep(in script: String, _ body: (JSONValue) throws -> Void) throws {
-        let lines = String(decoding: try InputFile.read(script), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        var bytes = try InputFile.read(script)[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        // Split the bytes, not a String: "\r\n" is one Character, so a String split on "\n" kept
+        // CRLF lines together; and the JSON reader sees invalid UTF-8 rather than U+FFFD.
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (offset, rawLine) in lines.enumerated() {
+            let line = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do {
-                try body(JSONParser.parse(String(line)))
+                try body(JSONParser.parse(line))
             } catch let error as StepError {
                 throw StepError(line: offset + 1, message: error.message)
             } catch {

@@ -11,6 +11,27 @@ struct Quire: AsyncParsableCommand {
         abstract: "Quire's example command line: render, convert and check Lexical documents.",
         subcommands: [Render.self, Export.self, Check.self, Plugins.self, EditScript.self, CollabScript.self, TraceCommand.self, CRDTCommand.self, ConvertCommand.self, ShowCommand.self, ServeCommand.self, SyncCommand.self]
     )
+
+    /// Runs the command; every failure is one line on standard error, `quire: <what> (<where>)`,
+    /// with status 1, or 64 for a usage error (ArgumentParser's status for those).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            // Help is no failure (ArgumentParser wraps it, so its status says so), and an
+            // ExitCode was already explained.
+            if code == .success || error is ExitCode { exit(withError: error) }
+            let message = Self.message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+            FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
+            Foundation.exit(code.rawValue)
+        }
+    }
 }
 
 /// Options every subcommand that reads a document takes.
@@ -77,11 +98,29 @@ enum InputFile {
     /// The bytes of `path`, or of standard input for "-".
     static func read(_ path: String) throws -> [UInt8] {
         if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        try checkReadable(path)
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw ReadError(path: path, reason: error.localizedDescription)
+            throw ReadError(path: path, reason: reason(error))
         }
+    }
+
+    /// Refuses what Foundation would report as "NSCocoaErrorDomain error 256": a directory or
+    /// a path that does not exist.
+    static func checkReadable(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ReadError(path: path, reason: "no such file") }
+        if isDirectory.boolValue { throw ReadError(path: path, reason: "it is a directory, not a file") }
+    }
+
+    /// The operating system's reason, without Foundation's domain and code.
+    static func reason(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
+            return String(cString: strerror(code.rawValue))
+        }
+        return "the file could not be read"
     }
 }
 

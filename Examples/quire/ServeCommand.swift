@@ -148,7 +148,7 @@ struct SyncCommand: AsyncParsableCommand {
             try await client.flush(timeout: limit)
             await client.close()
             let refusals = await watcher.value
-            if let refusal = refusals.first { throw ValidationError(refusal) }
+            if let refusal = refusals.first { throw SyncFailure(description: refusal) }
             let merged = await shared.snapshot()
             let out = writesJSON ? merged.exportJSONUpdates().jsonBytes() : merged.exportSnapshot()
             try Data(out).write(to: URL(fileURLWithPath: file))
@@ -156,7 +156,12 @@ struct SyncCommand: AsyncParsableCommand {
             print("synced \(room) (\(permission.rawValue)): \(received) operations received, version \(merged.version)")
         } catch let error as SyncClientError {
             await client.close()
-            throw ValidationError(error.description)
+            throw SyncFailure(description: "\(error.description) (\(server), room \(room))")
         }
     }
+}
+
+/// A refused or failed exchange: status 1, not a usage error.
+struct SyncFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -13,15 +13,26 @@ struct ShowCommand: ParsableCommand {
     )
 
     @Argument(help: "The document (.md, .html or .json).") var file: String
-    @Option(help: "The terminal width in cells.") var width: Int = 80
+    @Option(help: "The terminal width in cells (1 to \(Self.widths.upperBound)).") var width: Int = 80
     @Flag(help: "Write an HTML rendering instead.") var html = false
     @Flag(help: "Leave out ANSI escape codes.") var plain = false
+    @Flag(help: "With --html: fail (status 1, nothing written) when anything is warned about.") var strict = false
     @OptionGroup var config: ConfigOptions
+
+    /// The widths a terminal may have; the layout and every line drawn are sized by it.
+    static let widths = 1...10_000
+
+    func validate() throws {
+        guard Self.widths.contains(width) else {
+            throw ValidationError("--width must be from \(Self.widths.lowerBound) to \(Self.widths.upperBound), not \(width)")
+        }
+    }
 
     func run() throws {
         let setup = try MarkupSetup(config)
         if html {
             let output = try setup.write(try setup.loadState(file), as: "html", source: file)
+            try setup.warnings.check(strict: strict)
             FileHandle.standardOutput.write(Data(output.utf8))
             return
         }
@@ -163,7 +174,10 @@ struct TerminalRenderer {
                     body += styled(text(run.range), run.style, heading: heading)
                 }
             }
-            output += (prefix + body).replacingOccurrences(of: " +$", with: "", options: .regularExpression) + "\n"
+            // Trailing spaces go; a regular expression did this in time quadratic in their number.
+            var line = prefix + body
+            while line.last == " " { line.removeLast() }
+            output += line + "\n"
         }
         return output
     }

@@ -28,9 +28,16 @@ struct TraceCommand: ParsableCommand {
         @Flag(help: "Commit once at the end instead of after every transaction (sequential traces).")
         var oneCommit = false
 
+        @Option(help: "The most bytes a .gz trace may expand to (a gzip bomb stops there).")
+        var maxDecompressedBytes = Self.defaultMaximumDecompressedBytes
+
+        func validate() throws {
+            guard maxDecompressedBytes > 0 else { throw ValidationError("--max-decompressed-bytes must be positive, not \(maxDecompressedBytes)") }
+        }
+
         func run() throws {
             // The decompressed bytes are a temporary: only the parsed trace outlives this line.
-            let trace = try EditingTrace(json: Self.read(file))
+            let trace = try EditingTrace(json: Self.read(file, limit: maxDecompressedBytes))
             let name = URL(fileURLWithPath: file).lastPathComponent
             let clock = ContinuousClock()
             var text = ""
@@ -70,20 +77,42 @@ struct TraceCommand: ParsableCommand {
             if !matches || !converged { throw ExitCode(1) }
         }
 
-        static func read(_ path: String) throws -> Data {
-            guard path.hasSuffix(".gz") else { return try Data(contentsOf: URL(fileURLWithPath: path)) }
+        /// The most bytes a compressed trace may expand to by default: the largest trace of the
+        /// editing-traces corpus is far below it, a gzip bomb is far above.
+        static let defaultMaximumDecompressedBytes = 512 << 20
+
+        struct TooLarge: Error, CustomStringConvertible {
+            let path: String
+            let limit: Int
+            var description: String { "the trace expands beyond \(limit) bytes when decompressed; --max-decompressed-bytes raises the limit (\(path))" }
+        }
+
+        static func read(_ path: String, limit: Int) throws -> [UInt8] {
+            guard path.hasSuffix(".gz") else { return try InputFile.read(path) }
+            try InputFile.checkReadable(path)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["gzip", "-dc", path]
             let pipe = Pipe()
             process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = pipe.fileHandleForReading.readData(ofLength: 1 << 20)
+                if chunk.isEmpty { break }
+                bytes.append(contentsOf: chunk)
+                if bytes.count > limit {
+                    process.terminate()
+                    process.waitUntilExit()
+                    throw TooLarge(path: path, limit: limit)
+                }
+            }
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
-                throw ValidationError("gzip could not decompress \(path) (status \(process.terminationStatus))")
+                throw InputFile.ReadError(path: path, reason: "gzip could not decompress it (status \(process.terminationStatus))")
             }
-            return data
+            return bytes
         }
 
         static func format(_ d: Duration) -> String {

@@ -137,7 +137,7 @@ public struct EditingTrace: Sendable {
 }
 
 /// Why a trace could not be parsed or replayed.
-public enum TraceError: Error, Equatable, Sendable {
+public enum TraceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The JSON does not have the trace shape.
     case malformed(String)
     /// A patch did not fit the document (transaction, patch index, the CRDT error).
@@ -146,6 +146,17 @@ public enum TraceError: Error, Equatable, Sendable {
     case badParent(transaction: Int, parent: Int)
     /// Importing one transaction's update into another agent failed.
     case importFailed(transaction: Int, CRDTError)
+
+    /// One line saying what is wrong and where: the JSON position, or the transaction and patch
+    /// (`$.txns[t].patches[p]`).
+    public var description: String {
+        switch self {
+        case .malformed(let reason): "not an editing trace: \(reason)"
+        case .patchFailed(let transaction, let patch, let error): "the patch does not fit the text: \(error) ($.txns[\(transaction)].patches[\(patch)])"
+        case .badParent(let transaction, let parent): "parent \(parent) is not an earlier transaction ($.txns[\(transaction)].parents)"
+        case .importFailed(let transaction, let error): "an agent could not import the transaction: \(error) ($.txns[\(transaction)])"
+        }
+    }
 }
 
 /// Replays editing traces into documents: the reusable driver behind the tests, the benchmark

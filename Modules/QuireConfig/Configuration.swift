@@ -108,7 +108,9 @@ public struct Configuration: Sendable {
         }
         guard let versionValue = entries["version"] else { throw .missingVersion }
         guard case .number(.integer(let version)) = versionValue, supportedVersions.contains(version) else {
-            throw .unsupportedVersion(found: versionValue.flowText, supported: supportedVersions, location: locations?.members["version"]?.location)
+            // A quoted "1" reads like the supported 1 unless the message says it is a string.
+            let found = if case .string(let text) = versionValue, Int(text) != nil { "\"\(text)\" (a string, not a number)" } else { versionValue.flowText }
+            throw .unsupportedVersion(found: found, supported: supportedVersions, location: locations?.members["version"]?.location)
         }
         var plugins: [ConfiguredPlugin] = []
         if let pluginsValue = entries["plugins"] {

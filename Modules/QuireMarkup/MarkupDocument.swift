@@ -22,6 +22,32 @@ public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConver
 
     /// "line L, column C (byte B)".
     public var description: String { "line \(line), column \(column) (byte \(byteOffset))" }
+
+    /// The position of the first invalid UTF-8 sequence in `bytes`, or nil when they are valid:
+    /// every markup and document format refuses such input here rather than reading U+FFFD.
+    ///
+    /// - Complexity: O(n).
+    public static func firstInvalidUTF8(in bytes: some Collection<UInt8>) -> SourcePosition? {
+        var line = 1
+        var lineStart = 0
+        var offset = 0
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+                if scalar == "\n" {
+                    line += 1
+                    lineStart = offset
+                }
+            case .emptyInput:
+                return nil
+            case .error:
+                return SourcePosition(line: line, column: offset - lineStart + 1, byteOffset: offset)
+            }
+        }
+    }
 }
 
 /// The span of source a markup node came from; both ends inclusive of their characters, as

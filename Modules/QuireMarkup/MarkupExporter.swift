@@ -33,9 +33,24 @@ public struct MarkupExporter: Sendable {
     ///   with its JSON path.
     /// - Complexity: O(n) in the number of nodes plus the text length.
     public func makeDocument(_ state: EditorState) throws(MarkupError) -> MarkupDocument {
-        let reader = Reader(state: state, mappings: mappings)
-        return MarkupDocument(blocks: try reader.blocks(of: state.root, path: "$.root"))
+        try makeDocumentReportingLosses(state).document
     }
+
+    /// The document of `state`, and what of it markup cannot represent (``MarkupLoss``), which a
+    /// markup writer drops or approximates: a line break ending a block (dropped), a list start
+    /// outside `listStartRange` (clamped), block content or a span in a table cell (written as
+    /// one line, one cell). The document itself keeps them, for renderers that can show them.
+    ///
+    /// - Throws: as `makeDocument(_:)`.
+    /// - Complexity: O(n) in the number of nodes plus the text length.
+    public func makeDocumentReportingLosses(_ state: EditorState) throws(MarkupError) -> (document: MarkupDocument, losses: [MarkupLoss]) {
+        let reader = Reader(state: state, mappings: mappings)
+        let document = MarkupDocument(blocks: try reader.blocks(of: state.root, path: "$.root"))
+        return (document, reader.log.losses)
+    }
+
+    /// The list numbers markup can write: CommonMark reads at most nine digits and no sign.
+    public static let listStartRange = 0...999_999_999
 
     /// Whether `state` has text formats markup cannot express.
     public static func droppedFormats(in state: EditorState) -> TextFormat {
@@ -49,6 +64,27 @@ public struct MarkupExporter: Sendable {
     }
 }
 
+/// Something of a document that a markup export cannot represent, and the JSON path of the node
+/// it concerns: it is written approximately (or not at all), and a caller says so.
+public struct MarkupLoss: Hashable, Sendable, CustomStringConvertible {
+    /// What is lost and how it is written instead.
+    public var what: String
+    /// The JSON path of the node.
+    public var path: String
+
+    public init(_ what: String, at path: String) {
+        self.what = what
+        self.path = path
+    }
+
+    public var description: String { "\(what) (\(path))" }
+}
+
+/// The losses one export collects (the reader's functions do not mutate it otherwise).
+final class LossLog {
+    var losses: [MarkupLoss] = []
+}
+
 /// A node's ``MarkupDetails/field`` as details, without the keys the importer itself reads.
 func details(of node: Node) -> JSONObject {
     guard case .object(let object)? = node.fields[MarkupDetails.field] else { return [:] }
@@ -60,6 +96,7 @@ func details(of node: Node) -> JSONObject {
 struct Reader {
     let state: EditorState
     let mappings: MarkupMappings
+    let log = LossLog()
 
     /// Keys of the markup field that say where a node goes rather than how it is written.
     static let structuralKeys: Set<String> = [MarkupDetails.quotes, MarkupDetails.ownItem, MarkupDetails.loose, MarkupDetails.spans]
@@ -149,7 +186,13 @@ struct Reader {
         let details = QuireMarkup.details(of: node)
         switch intent {
         case .paragraph, .heading:
-            return MarkupBlock(intent, inlines: try inlines(of: node, path: path), details: details)
+            let content = try inlines(of: node, path: path)
+            // A break ending a block is no break in markup (`\` would be text, spaces nothing):
+            // a writer leaves it out.
+            if let last = content.last, last.intent == .softBreak || last.intent == .lineBreak {
+                log.losses.append(MarkupLoss("a line break ending a \(intent.name) cannot be written in markup; dropped", at: path))
+            }
+            return MarkupBlock(intent, inlines: content, details: details)
         case .blockQuote:
             // A quote node holding blocks (a quote plugin other than Lexical's).
             if hasBlockChildren(node) { return MarkupBlock(.blockQuote, children: try blocks(of: node, path: path)) }
@@ -157,6 +200,10 @@ struct Reader {
             return MarkupBlock(.blockQuote, children: content.isEmpty && node.childCount == 0 ? [] : [MarkupBlock(.paragraph, inlines: content)])
         case .list(let style, _):
             let tight = markup(node)[MarkupDetails.loose] != .bool(true)
+            if case .ordered(let start) = style, !MarkupExporter.listStartRange.contains(start) {
+                let written = min(max(start, MarkupExporter.listStartRange.lowerBound), MarkupExporter.listStartRange.upperBound)
+                log.losses.append(MarkupLoss("a list starting at \(start) cannot be written in markup; it starts at \(written)", at: path))
+            }
             return try list(node, intent: .list(style, tight: tight), details: details, path: path)
         case .listItem:
             return MarkupBlock(intent, children: try itemBlocks(node, path: path), details: details)
@@ -229,12 +276,27 @@ struct Reader {
                 _ = try intent(of: cell, path: cellPath)
                 var content: [MarkupInline] = []
                 var alignment = TableAlignment.none
-                for (index, block) in children(cell).enumerated() {
+                let blocks = children(cell)
+                for (index, block) in blocks.enumerated() {
                     if index == 0, let value = TableAlignment(rawValue: block.alignment.rawValue) { alignment = value }
                     if index > 0 { content.append(MarkupInline(.text(" "))) }
-                    content += block.role.isInline
-                        ? try inlines([block], path: cellPath)
-                        : try inlines(of: block, path: "\(cellPath).children[\(index)]")
+                    let blockPath = "\(cellPath).children[\(index)]"
+                    if block.role.isInline {
+                        content += try inlines([block], path: cellPath)
+                    } else if hasBlockChildren(block) {
+                        // A list or quote of blocks in a cell: its text, one line.
+                        content.append(MarkupInline(.text(plainText(of: block))))
+                    } else {
+                        content += try inlines(of: block, path: blockPath)
+                    }
+                }
+                let blockCount = blocks.filter { !$0.role.isInline }.count
+                if blockCount > 1 || blocks.contains(where: { !$0.role.isInline && $0.type != .paragraph }) {
+                    log.losses.append(MarkupLoss("a table cell's blocks cannot be written in markup; they are one line of text", at: cellPath))
+                }
+                let spans = ["colSpan", "rowSpan"].compactMap { name in cell.fields[name]?.intValue.flatMap { $0 > 1 ? "\(name) \($0)" : nil } }
+                if !spans.isEmpty {
+                    log.losses.append(MarkupLoss("a cell's \(spans.joined(separator: " and ")) cannot be written in markup; it is one cell", at: cellPath))
                 }
                 if rowIndex == 0 { alignments.append(alignment) }
                 cells.append(MarkupBlock(.tableCell(column: column, alignment: column < alignments.count ? alignments[column] : .none), inlines: content))
@@ -242,6 +304,23 @@ struct Reader {
             rows.append(MarkupBlock(.tableRow(isHeader: rowIndex == 0), children: cells))
         }
         return MarkupBlock(.table(alignments: alignments), children: rows)
+    }
+
+    /// The text under `node`, its blocks and breaks as spaces.
+    /// - Complexity: O(size of the subtree), without recursion.
+    func plainText(of node: Node) -> String {
+        var parts: [String] = []
+        var pending = Array(children(node).reversed())
+        while let next = pending.popLast() {
+            switch next.role {
+            case .text: parts.append(next.text)
+            case .lineBreak: parts.append(" ")
+            default:
+                if !next.role.isInline && !parts.isEmpty { parts.append(" ") }
+                pending.append(contentsOf: children(next).reversed())
+            }
+        }
+        return parts.joined()
     }
 
     // MARK: Inlines

@@ -29,6 +29,10 @@ public struct TextNodePlugin: NodePlugin {
     public var type: NodeType { .text }
     public var role: NodeRole { .text }
     public var fields: [FieldSpec] { TextFields.common }
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        try TextFields.validate(node)
+    }
 }
 
 /// A line break inside a block ("\n" in the flat string; Shift-Enter).
@@ -46,6 +50,7 @@ public struct TabNodePlugin: NodePlugin {
     public var fields: [FieldSpec] { TextFields.common }
 
     public func validate(_ node: Node) throws(NodeValidationError) {
+        try TextFields.validate(node)
         guard node.text == "\t" else {
             throw NodeValidationError(field: "text", message: "a tab node's text must be \"\\t\"")
         }

@@ -207,8 +207,10 @@ private struct Importer {
         if type == .root { throw LexicalJSONError(.misplacedRoot, at: path) }
         let hasChildren = object["children"] != nil
         var node: Node
+        var allowedParents: Set<NodeType>?
         if let plan = plan(for: type) {
             let plugin = plan.plugin
+            allowedParents = plugin.parentTypes
             if hasChildren && !plugin.role.isElement { throw LexicalJSONError(.unexpectedChildren(type), at: path + ".children") }
             var text = ""
             if plugin.role == .text {
@@ -231,6 +233,9 @@ private struct Importer {
                                siblingsHaveInline: siblingsHaveInline)
         }
         if let parentPlugin, !parentPlugin.childRule.accepts(type: node.type, role: node.role) {
+            throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path)
+        }
+        if !parent.isUnknown, let allowedParents, !allowedParents.contains(parent.type) {
             throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path)
         }
         return node

@@ -88,6 +88,9 @@ public struct TextFormat: OptionSet, Hashable, Sendable {
         ("uppercase", .uppercase), ("capitalize", .capitalize),
     ]
 
+    /// Every format bit that has a name.
+    public static let known = TextFormat(named.map(\.format))
+
     /// The format called `name` ("bold", "italic", …), or nil.
     public init?(named name: String) {
         guard let entry = Self.named.first(where: { $0.name == name }) else { return nil }

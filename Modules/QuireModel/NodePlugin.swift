@@ -100,6 +100,10 @@ public protocol NodePlugin: Sendable {
     /// The children an element accepts. Defaults: root and block containers take blocks, inline
     /// containers take inlines, leaves take none.
     var childRule: ChildRule { get }
+    /// The only parent types the node may have (a table row belongs in a table), or nil for any
+    /// parent whose `childRule` takes it (the default). Checked where documents come in, so a
+    /// document `check` accepts is one every renderer and exporter can process.
+    var parentTypes: Set<NodeType>? { get }
     /// Text placed before the node's content in the flat string. Defaults to "".
     func preamble(of node: Node, in state: EditorState) -> String
     /// Text placed after the node's content. Defaults to "\n" after a block that has a next sibling.
@@ -175,6 +179,7 @@ public struct NodeValidationError: Error, Hashable, Sendable {
 extension NodePlugin {
     public var version: Int { 1 }
     public var fields: [FieldSpec] { [] }
+    public var parentTypes: Set<NodeType>? { nil }
     public var childRule: ChildRule {
         switch role {
         case .root: .blocks
@@ -228,4 +233,12 @@ public enum TextFields {
     public static let style = FieldSpec("style", .string, default: .string(""))
     /// detail, format, mode, style: what Lexical's TextNode writes besides `text`.
     public static let common: [FieldSpec] = [detail, format, mode, style]
+
+    /// Refuses a `format` with bits no ``TextFormat`` names (a negative number has them all):
+    /// every text-like plugin calls it from its `validate`.
+    public static func validate(_ node: Node) throws(NodeValidationError) {
+        if let format = node.fields["format"]?.intValue, format & ~TextFormat.known.rawValue != 0 {
+            throw NodeValidationError(field: "format", message: "must combine Lexical's text format bits (0…\(TextFormat.known.rawValue)), not \(format)")
+        }
+    }
 }

@@ -12,8 +12,8 @@ public enum NodePluginConformance {
     }
 
     /// Every rule `plugin` breaks; empty when it conforms. `registry` must contain the plugin
-    /// (and whatever parent it needs; a block plugin is placed under the root, an inline one in
-    /// a paragraph).
+    /// (and whatever parent it needs; a plugin with `parentTypes` is placed in a new node of the
+    /// first, a block plugin under the root, an inline one in a paragraph).
     ///
     /// Rules: a non-empty type name that is not a core type's; field names unique and not
     /// reserved (`type`, `children`, `text`, `version`); every default value accepted by its own
@@ -44,13 +44,7 @@ public enum NodePluginConformance {
         do {
             let text = plugin.role == .text ? (plugin.type == .tab ? "\t" : "x") : ""
             let key = try state.createNode(type: plugin.type, text: text)
-            if plugin.role.isInline {
-                let paragraph = try state.createNode(type: .paragraph)
-                try state.append(paragraph, to: .root)
-                try state.append(key, to: paragraph)
-            } else {
-                try state.append(key, to: .root)
-            }
+            try place(key, of: plugin, in: &state)
         } catch {
             fail("a node with default fields cannot be created and placed: \(error)")
             return violations
@@ -119,6 +113,23 @@ public enum NodePluginConformance {
         let edit: (inout EditorState) throws(ModelError) -> Void
     }
 
+    /// Appends `key` where its plugin allows it: in a new node of its first allowed parent type
+    /// (placed the same way), else an inline in a new paragraph, a block under the root.
+    static func place(_ key: NodeKey, of plugin: any NodePlugin, in state: inout EditorState, depth: Int = 0) throws(ModelError) {
+        if depth < 8, let parentType = plugin.parentTypes?.map(\.rawValue).sorted().first.map({ NodeType($0) }),
+           let parentPlugin = state.registry.plugin(for: parentType) {
+            let parent = try state.createNode(type: parentType)
+            try place(parent, of: parentPlugin, in: &state, depth: depth + 1)
+            try state.append(key, to: parent)
+        } else if plugin.role.isInline {
+            let paragraph = try state.createNode(type: .paragraph)
+            try state.append(paragraph, to: .root)
+            try state.append(key, to: paragraph)
+        } else {
+            try state.append(key, to: .root)
+        }
+    }
+
     private static func editingViolations(of type: NodeType, in registry: NodeRegistry) -> [String] {
         let enter: (inout EditorState) throws(ModelError) -> Void = { state throws(ModelError) in try state.insertParagraph() }
         let backspace: (inout EditorState) throws(ModelError) -> Void = { state throws(ModelError) in try state.deleteCharacter(backward: true) }
@@ -137,7 +148,7 @@ public enum NodePluginConformance {
                 // paragraph "p", the node, paragraph "q": every hook has blocks on both sides.
                 var state = EditorState(registry: registry, paragraphs: ["p"])
                 let node = try state.createNode(type: type)
-                try state.append(node, to: .root)
+                if let plugin = registry.plugin(for: type) { try place(node, of: plugin, in: &state) } else { try state.append(node, to: .root) }
                 let after = try state.createNode(type: .paragraph)
                 try state.append(after, to: .root)
                 let q = try state.createNode(type: .text, text: "q")

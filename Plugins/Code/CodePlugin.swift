@@ -47,6 +47,7 @@ public struct CodeHighlightNodePlugin: FixedTypeNodePlugin {
     public var editsTextInPlace: Bool { true }
 
     public func validate(_ node: Node) throws(NodeValidationError) {
+        try TextFields.validate(node)
         if let highlight = node.fields["highlightType"], !FieldType.optionalString.accepts(highlight) {
             throw NodeValidationError(field: "highlightType", message: "must be a string or null, not \(highlight.typeName)")
         }

@@ -21,8 +21,14 @@ public struct HTMLFormat: DocumentFormat {
 
     /// A whole document titled with the first heading's text ("Document" without one).
     public func write(_ state: EditorState, contributions: [PluginContribution]) throws(MarkupError) -> String {
+        try writeReportingLosses(state, contributions: contributions).text
+    }
+
+    /// The document and what HTML cannot represent of it (`HTMLExporter.htmlReportingLosses(_:)`).
+    public func writeReportingLosses(_ state: EditorState, contributions: [PluginContribution]) throws(MarkupError) -> (text: String, losses: [MarkupLoss]) {
         let converter = HTMLConverter(registry: state.registry, contributions: contributions, options: options)
-        return try converter.exporter.document(state, title: HTMLConverter.title(of: state) ?? "Document")
+        let (page, losses) = try converter.exporter.documentReportingLosses(state, title: HTMLConverter.title(of: state) ?? "Document")
+        return (page, losses)
     }
 }
 

@@ -14,7 +14,9 @@ public struct ListHTMLConversion: HTMLConversion {
     public func importElement(_ element: HTMLElement, context: HTMLImportContext) -> HTMLImport? {
         if Self.isTaskList(element) { return .node(nodeType, fields: ListMarkupMapping.fields(.check, start: 1)) }
         guard element.tag == "ol" else { return .node(nodeType, fields: ListMarkupMapping.fields(.bullet, start: 1)) }
-        let start = element.attribute("start").flatMap { Int($0.trimmingPrefix(while: { $0 == " " })) } ?? 1
+        let written = element.attribute("start").flatMap { Int($0.trimmingPrefix(while: { $0 == " " })) } ?? 1
+        // Browsers clamp a huge start too; the field's range is what a document may hold.
+        let start = min(max(written, ListNodePlugin.startRange.lowerBound), ListNodePlugin.startRange.upperBound)
         return .node(nodeType, fields: ListMarkupMapping.fields(.number, start: start))
     }
 

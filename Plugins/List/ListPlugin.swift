@@ -32,6 +32,23 @@ public struct ListNodePlugin: FixedTypeNodePlugin {
         ]
     }
 
+    /// The numbers a list may start at and its items may carry: the integers a JavaScript number
+    /// holds exactly (±(2⁵³ − 1)), all Lexical itself can write. Bounded so that a list's last
+    /// number, and every renderer's arithmetic on it, stays far from overflow; a document outside
+    /// it is refused at import with the field's JSON path.
+    public static let startRange = -((1 << 53) - 1)...((1 << 53) - 1)
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        try Self.validateNumber("start", of: node)
+    }
+
+    /// Refuses a list number outside `startRange`.
+    static func validateNumber(_ field: String, of node: Node) throws(NodeValidationError) {
+        if let number = node.fields[field]?.intValue, !startRange.contains(number) {
+            throw NodeValidationError(field: field, message: "must be from \(startRange.lowerBound) to \(startRange.upperBound), not \(number)")
+        }
+    }
+
     /// The list type of a list node (bullet when unreadable).
     public static func listType(of node: Node) -> ListType {
         node.fields["listType"]?.stringValue.flatMap(ListType.init(rawValue:)) ?? .bullet
@@ -53,6 +70,7 @@ public struct ListItemNodePlugin: FixedTypeNodePlugin {
     public var role: NodeRole { .element(inline: false) }
     /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
     /// `.any` and the list commands keep the shape (a wrapper item holds exactly one list).
+    public var parentTypes: Set<NodeType>? { [ListNodePlugin.type] }
     public var childRule: ChildRule { .any }
     public var fields: [FieldSpec] {
         ElementFields.common + [FieldSpec("value", .integer, default: .number(.integer(1)))]
@@ -62,6 +80,7 @@ public struct ListItemNodePlugin: FixedTypeNodePlugin {
         if let checked = node.fields["checked"], checked != .null, !FieldType.boolean.accepts(checked) {
             throw NodeValidationError(field: "checked", message: "must be a boolean, not \(checked.typeName)")
         }
+        try ListNodePlugin.validateNumber("value", of: node)
     }
 
     /// Whether a check-list item is checked (nil when the item has no `checked`).

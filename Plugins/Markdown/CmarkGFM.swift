@@ -99,30 +99,4 @@ public enum CmarkGFM {
         }
         return try result!.get()
     }
-
-    /// The position of the first invalid UTF-8 sequence in `bytes`, or nil when they are valid.
-    ///
-    /// - Complexity: O(n).
-    public static func firstInvalidUTF8(in bytes: some Collection<UInt8>) -> SourcePosition? {
-        var line = 1
-        var lineStart = 0
-        var offset = 0
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                offset += UTF8.width(scalar)
-                if scalar == "\n" {
-                    line += 1
-                    lineStart = offset
-                }
-            case .emptyInput:
-                return nil
-            case .error:
-                return SourcePosition(line: line, column: offset - lineStart + 1, byteOffset: offset)
-            }
-        }
-    }
 }
-

@@ -27,6 +27,10 @@ public struct RawHTMLInlineNodePlugin: FixedTypeNodePlugin {
     public static let type: NodeType = "rawhtml-inline"
     public var role: NodeRole { .text }
     public var fields: [FieldSpec] { TextFields.common }
+
+    public func validate(_ node: Node) throws(NodeValidationError) {
+        try TextFields.validate(node)
+    }
 }
 
 /// Footnote definitions (cmark-gfm's footnotes): `footnote`, a block holding blocks, with its

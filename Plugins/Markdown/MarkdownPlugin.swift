@@ -36,7 +36,7 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
 
     /// Parses UTF-8 bytes, refusing invalid UTF-8 with its line, column and byte offset.
     public func parse(bytes: [UInt8]) throws(MarkupError) -> MarkupDocument {
-        if let position = CmarkGFM.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
+        if let position = SourcePosition.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
         return try parse(String(decoding: bytes, as: UTF8.self))
     }
 

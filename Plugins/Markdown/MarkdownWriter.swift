@@ -194,8 +194,8 @@ struct BlockWriter {
         var start = 1
         if case .ordered(let value) = style { start = value }
         if let value = list.details[MarkupDetails.orderedStart]?.intValue { start = value }
-        // cmark reads at most nine digits, never a sign.
-        start = min(max(start, 0), 999_999_999 - list.children.count)
+        // cmark reads at most nine digits, never a sign (the exporter reports a start clamped).
+        start = min(max(start, MarkupExporter.listStartRange.lowerBound), MarkupExporter.listStartRange.upperBound - list.children.count)
         for (index, item) in list.children.enumerated() {
             if index > 0 && !tight { line("") }
             var marker = ordered ? String(start + index) + mark : mark
@@ -347,10 +347,14 @@ struct InlineWriter {
                     continue
                 default: break
                 }
+                // A break ending the block is none in markdown: `\` would come back as text and
+                // the line after it could underline a heading. It is left out (the exporter
+                // reports it).
+                if isLast && inlines[index...].allSatisfy({ $0.intent == .softBreak || $0.intent == .lineBreak }) { continue }
                 // A soft break may not leave an empty line (it would end the paragraph).
                 let nextIsBreak = index + 1 < inlines.count && [.softBreak, .lineBreak].contains(inlines[index + 1].intent)
-                let hard = inline.intent == .lineBreak || currentLineIsEmpty || nextIsBreak || last
-                newLine(hard: hard, spaces: hard && inline.details[MarkupDetails.spaces] == .bool(true) && !currentLineIsEmpty && !last)
+                let hard = inline.intent == .lineBreak || currentLineIsEmpty || nextIsBreak
+                newLine(hard: hard, spaces: hard && inline.details[MarkupDetails.spaces] == .bool(true) && !currentLineIsEmpty)
             case .emphasis:
                 wrap(Self.delimiter(inline, default: "*", allowed: ["*", "_"]), inline.children, last: last)
             case .strong:

@@ -77,6 +77,7 @@ public struct TableRowNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "tablerow"
     public var role: NodeRole { .element(inline: false) }
+    public var parentTypes: Set<NodeType>? { [TableNodePlugin.type] }
     public var childRule: ChildRule { .only([TableCellNodePlugin.type]) }
     public var fields: [FieldSpec] { ElementFields.common }
 
@@ -105,9 +106,14 @@ public struct TableRowNodePlugin: FixedTypeNodePlugin {
 public struct TableCellNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "tablecell"
+    /// The spans a cell may have: HTML's own limits (`colspan` 1–1,000, `rowspan` 0–65,534 with 0
+    /// read as 1), so a layout sized by spans is backed by the document rather than a number.
+    public static let spanRange = 1...1_000
+
     /// What separates two cells of a row in the flat string.
     public static let separator = "\t"
     public var role: NodeRole { .element(inline: false) }
+    public var parentTypes: Set<NodeType>? { [TableRowNodePlugin.type] }
     public var childRule: ChildRule { .blocks }
     public var isolatesContent: Bool { true }
     public var fields: [FieldSpec] {
@@ -125,8 +131,11 @@ public struct TableCellNodePlugin: FixedTypeNodePlugin {
 
     public func validate(_ node: Node) throws(NodeValidationError) {
         for name in ["colSpan", "rowSpan"] {
-            if let span = node.fields[name]?.intValue, span < 1 {
+            if let span = node.fields[name]?.intValue, span < Self.spanRange.lowerBound {
                 throw NodeValidationError(field: name, message: "must be at least 1, not \(span)")
+            }
+            if let span = node.fields[name]?.intValue, span > Self.spanRange.upperBound {
+                throw NodeValidationError(field: name, message: "must be at most \(Self.spanRange.upperBound), not \(span)")
             }
         }
         if let state = node.fields["headerState"]?.intValue, !(0...3).contains(state) {

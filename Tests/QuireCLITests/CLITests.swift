@@ -20,6 +20,10 @@ struct QuireProcess {
     }
 
     static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = repositoryRoot) throws -> Result {
+        try run(arguments, stdinBytes: stdin.map { Array($0.utf8) }, in: directory)
+    }
+
+    static func run(_ arguments: [String], stdinBytes stdin: [UInt8]?, in directory: URL = repositoryRoot) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -31,7 +35,7 @@ struct QuireProcess {
         process.standardError = errors
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
         try input.fileHandleForWriting.close()
         let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
         let stderrData = errors.fileHandleForReading.readDataToEndOfFile()

@@ -237,6 +237,32 @@ import Testing
             #expect(copy.version == version)
         }
     }
+
+    /// Issue 20: an update with a valid checksum whose peer or container table is empty, while
+    /// its changes index into it, trapped on `count - 1` in the byte reader.
+    @Test func indexesIntoAnEmptyTableAreTypedErrors() throws {
+        var source = CRDTDocument(peer: 5)
+        try source.insertText("x", at: 0, in: Self.t)
+        source.commit()
+        let blob = source.exportUpdates()
+        let (_, reader) = try Frame.open(blob)
+        var r = reader
+        let tables = try EncodeTables.read(&r)
+        #expect(tables.peers.count == 1 && tables.containers.count == 1)
+        let changes = Array(blob[r.offset..<(blob.count - 4)])
+        for (peers, containers) in [(0, 1), (1, 0), (0, 0)] {
+            var emptied = tables
+            if peers == 0 { emptied.peers = [] }
+            if containers == 0 { emptied.containers = [] }
+            let hostile = Frame.seal(.updates) { w in
+                emptied.write(&w)
+                w.bytes.append(contentsOf: changes)
+            }
+            var target = CRDTDocument(peer: 9)
+            #expect(throws: CRDTError.self) { try target.importUpdates(hostile) }
+            #expect(target.version == VersionVector())
+        }
+    }
 }
 
 @Suite struct HostileSnapshotTests {

@@ -80,6 +80,17 @@ let catalog = PluginCatalog([widget, plain], reading: [widgetOptions.kind])
         }
     }
 
+    /// Issue 20: 60,000 nested lists crashed in a recursive deinit of the value tree; nesting
+    /// stops at the JSON limit (the document's mapping counting as one level) where it went too deep.
+    @Test func nestingBeyondTheLimitIsRefusedWhereItStarts() {
+        let depth = 60_000
+        let yaml = "a: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "\n"
+        #expect(throws: ConfigError.unsupportedYAML(feature: "nesting deeper than \(YAMLLoader.maximumDepth) levels",
+                                                     location: SourceLocation(line: 1, column: 3 + YAMLLoader.maximumDepth))) {
+            try YAMLLoader.load(yaml)
+        }
+    }
+
     @Test func refusesAliasesDuplicatesAndSeveralDocuments() {
         #expect(throws: ConfigError.unsupportedYAML(feature: "anchors (&name)", location: SourceLocation(line: 1, column: 4))) {
             try YAMLLoader.load("a: &x 1\nb: *x\n")
@@ -136,6 +147,13 @@ let catalog = PluginCatalog([widget, plain], reading: [widgetOptions.kind])
             try Configuration.load(yaml: "version: one\n", catalog: catalog)
         }
         #expect(throws: ConfigError.missingVersion) { try Configuration.load(yaml: "plugins: []\n", catalog: catalog) }
+    }
+
+    /// Issue 20: `version: "1"` was refused as "version 1; this build reads version 1".
+    @Test func aQuotedVersionSaysItIsAString() {
+        #expect(throws: ConfigError.unsupportedVersion(found: #""1" (a string, not a number)"#, supported: [1], location: SourceLocation(line: 1, column: 10))) {
+            try Configuration.load(yaml: "version: \"1\"\nplugins: []\n", catalog: catalog)
+        }
     }
 
     @Test func unknownPluginListsWhatIsAvailable() {

@@ -179,3 +179,15 @@ actor GatedLoader: AttachmentLoader {
         #expect(frames[1].frame.width == min(80, TerminalMetrics().width(of: label, font: FontDescriptor(family: "body", size: 16))))
     }
 }
+
+@Suite struct HostileMarkerTests {
+    /// A parser may hand the run builder any start; the last numbers saturate instead of
+    /// trapping on overflow (issue 20: `show` crashed on a list starting near Int.max).
+    @Test func anOrderedListStartingAtIntMaxBuildsSaturatedMarkers() {
+        let item = { (text: String) in MarkupBlock(.listItem(checked: nil), children: [MarkupBlock(.paragraph, inlines: [MarkupInline(.text(text))])]) }
+        let document = MarkupDocument(blocks: [MarkupBlock(.list(.ordered(start: Int.max - 1), tight: true), children: [item("a"), item("b"), item("c")])])
+        let styled = StyleEnvironment().apply(to: IntentText(document), attachments: [:])
+        let built = RunBuilder(metrics: TerminalMetrics()).build(styled, proposal: 80)
+        #expect(built.paragraphs.map(\.marker) == ["\(Int.max - 1).", "\(Int.max).", "\(Int.max)."])
+    }
+}

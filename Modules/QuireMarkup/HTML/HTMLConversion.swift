@@ -159,6 +159,14 @@ public protocol DocumentFormat: Sendable {
     func read(_ source: String, registry: NodeRegistry, contributions: [PluginContribution]) throws(MarkupError) -> EditorState
     /// Writes `state` as a whole document with the conversions among `contributions`.
     func write(_ state: EditorState, contributions: [PluginContribution]) throws(MarkupError) -> String
+    /// Writes `state`, and says what of it the format cannot represent (default: nothing).
+    func writeReportingLosses(_ state: EditorState, contributions: [PluginContribution]) throws(MarkupError) -> (text: String, losses: [MarkupLoss])
+}
+
+extension DocumentFormat {
+    public func writeReportingLosses(_ state: EditorState, contributions: [PluginContribution]) throws(MarkupError) -> (text: String, losses: [MarkupLoss]) {
+        (try write(state, contributions: contributions), [])
+    }
 }
 
 /// The document formats among a configuration's contributions.

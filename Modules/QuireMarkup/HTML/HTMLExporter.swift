@@ -17,15 +17,32 @@ public struct HTMLExporter: Sendable {
     ///
     /// - Complexity: O(n) in the number of nodes plus the text length.
     public func html(_ state: EditorState) throws(MarkupError) -> String {
+        try htmlReportingLosses(state).html
+    }
+
+    /// The document's content, and what of it HTML as written here cannot represent, with the
+    /// nodes' JSON paths: block quotes nested around a block (written one level deep) and nodes
+    /// no conversion covers (their content written as text in a `div` or `span`).
+    ///
+    /// - Complexity: O(n) in the number of nodes plus the text length.
+    public func htmlReportingLosses(_ state: EditorState) throws(MarkupError) -> (html: String, losses: [MarkupLoss]) {
         var writer = HTMLWriter(state: state, conversions: conversions)
         try writer.writeChildren(of: state.root)
-        return writer.output
+        return (writer.output, writer.losses)
     }
 
     /// A whole HTML document holding the content, titled `title`.
     public func document(_ state: EditorState, title: String) throws(MarkupError) -> String {
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>\(HTMLWriter.escape(title, quotes: false))</title>\n</head>\n<body>\n"
-            + (try html(state)) + "</body>\n</html>\n"
+        try documentReportingLosses(state, title: title).html
+    }
+
+    /// A whole HTML document holding the content, titled `title`, and its losses
+    /// (`htmlReportingLosses(_:)`).
+    public func documentReportingLosses(_ state: EditorState, title: String) throws(MarkupError) -> (html: String, losses: [MarkupLoss]) {
+        let (body, losses) = try htmlReportingLosses(state)
+        let page = "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>\(HTMLWriter.escape(title, quotes: false))</title>\n</head>\n<body>\n"
+            + body + "</body>\n</html>\n"
+        return (page, losses)
     }
 }
 
@@ -37,6 +54,10 @@ public struct HTMLWriter {
     let conversions: HTMLConversions
     /// The HTML written so far.
     public private(set) var output = ""
+    /// What could not be represented so far (see `HTMLExporter.htmlReportingLosses(_:)`).
+    public private(set) var losses: [MarkupLoss] = []
+    /// The JSON path of the node being written.
+    private var path = "$.root"
     private var open: [String] = []
     private var preformatted = 0
     /// At the start of a rendered line: a leading space would be dropped by a browser.
@@ -160,9 +181,20 @@ public struct HTMLWriter {
         case .root:
             try writeChildren(of: node)
         case .element, .decorator:
-            if !node.isUnknown, let conversion = conversions.conversion(for: node.type) {
+            let conversion = node.isUnknown ? nil : conversions.conversion(for: node.type)
+            if let quotes = node.fields[MarkupDetails.field]?.objectValue?[MarkupDetails.quotes]?.stringValue {
+                let own = conversion?.importedTags.contains("blockquote") == true ? 1 : 0
+                if quotes.count > max(own, 1) {
+                    losses.append(MarkupLoss("\(quotes.count) nested block quotes are written as one", at: path))
+                } else if quotes.count > own {
+                    // A block inside a quote that a quote node cannot hold (a list, a table).
+                    losses.append(MarkupLoss("the block quote around a \"\(node.type.rawValue)\" is not written", at: path))
+                }
+            }
+            if let conversion {
                 try conversion.export(node, to: &self)
             } else if node.role.isElement {
+                losses.append(MarkupLoss("a \"\(node.type.rawValue)\" node has no HTML conversion; its content is written as text", at: path))
                 openElement(node.role.isInline ? "span" : "div", for: node)
                 try writeChildren(of: node)
                 closeElement()
@@ -174,9 +206,14 @@ public struct HTMLWriter {
     /// twice: a browser ignores a block's final `br`.
     public mutating func writeChildren(of node: Node) throws(MarkupError) {
         var current = node.firstChild.flatMap { state[$0] }
+        let parentPath = path
+        defer { path = parentPath }
+        var index = 0
         while let child = current {
             let next = child.nextSibling.flatMap { state[$0] }
             let isLineEnd = next.map { $0.role == .lineBreak || !$0.role.isInline } ?? true
+            path = "\(parentPath).children[\(index)]"
+            index += 1
             try write(child, isLineEnd: isLineEnd)
             if child.role == .lineBreak && next == nil && preformatted == 0 { voidElement("br") }
             current = next

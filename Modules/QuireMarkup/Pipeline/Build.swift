@@ -181,6 +181,14 @@ public struct RunBuilder: Sendable {
         }
     }
 
+    /// The width a paragraph's content wraps to: what the indent leaves, but never less than a
+    /// quarter of the width. Without that floor a paragraph nested deeper than the width is
+    /// wide wrapped one character a line, and its drawing grows with text length × indent.
+    /// - Complexity: O(1).
+    public static func contentWidth(_ width: Double, indent: Double) -> Double {
+        max(width - indent, width / 4, 1)
+    }
+
     /// The indent and marker a paragraph gets from its path.
     func decoration(_ path: [BlockIdentity], firstInItem: Set<Int>) -> (indent: Double, marker: String) {
         let font = FontDescriptor(family: "body", size: 16)
@@ -197,7 +205,10 @@ public struct RunBuilder: Sendable {
                 let text: String
                 switch style {
                 case .bullet: text = "•"
-                case .ordered(let start): text = "\(start + block.ordinal)."
+                case .ordered(let start):
+                    // A parser may hand over any start: the number saturates rather than trap.
+                    let (number, overflow) = start.addingReportingOverflow(block.ordinal)
+                    text = "\(overflow ? Int.max : number)."
                 case .task: text = (checked ?? false) ? "☑" : "☐"
                 }
                 indent += Double(max(2, text.count + 1)) * cell
@@ -223,7 +234,7 @@ public struct RunBuilder: Sendable {
                 firstInItem.insert(block.id)
             }
             let (indent, marker) = decoration(styled.paragraph.path, firstInItem: firstInItem)
-            let available = max(1, width - indent)
+            let available = Self.contentWidth(width, indent: indent)
             let runs = styled.runs.map { run -> BuiltRun in
                 guard let attachment = run.attachment else { return BuiltRun(range: run.range, style: run.style) }
                 let label = Self.label(for: attachment)

@@ -150,7 +150,7 @@ public struct TextLayout: Sendable {
                 offset += count
             }
         }
-        let available = max(1, width - paragraph.indent)
+        let available = RunBuilder.contentWidth(width, indent: paragraph.indent)
         // Greedy wrap: break after the last space that fits, else before the cluster that
         // overflows; spaces may hang past the edge; U+2028 forces a break after itself.
         var breaks: [Int] = []
