@@ -10,18 +10,24 @@ extension DocStorage {
     /// Whether `change` can be applied by ``applyLinearly(_:source:)``: it starts at this peer's
     /// next counter, depends on exactly the frontiers, and only uses positions in texts without
     /// marks and in lists (maps, trees and counters take no positions).
-    /// - Complexity: O(ops + d log d) for d dependencies.
+    /// - Complexity: O(ops + d log d) for d dependencies (a dictionary lookup per run of
+    ///   operations on one container).
     func canApplyLinearly(_ change: LoroJSONChange) -> Bool {
         guard change.id.counter == version[change.id.peer], change.deps.sorted() == frontiers.ids else { return false }
         for d in change.deps {
             guard let l = lamport(of: d), l < change.lamport else { return false }
         }
+        // Consecutive operations mostly share their container: look its marks up once.
+        var unmarked: ContainerID?
         for op in change.ops {
             let c = op.container
             switch op.content {
             case .insertText, .delete, .insertValues:
                 guard c.type == .text || c.type == .list else { return false }
-                if let seq = sequences[c], !seq.marks.isEmpty { return false }
+                if c != unmarked {
+                    if let seq = sequences[c], !seq.marks.isEmpty { return false }
+                    unmarked = c
+                }
             case .mark, .markEnd, .move, .setValue:
                 return false
             case .mapInsert, .mapDelete:
@@ -47,7 +53,8 @@ extension DocStorage {
         for (j, op) in change.ops.enumerated() {
             let c = op.container
             let lamport = change.lamport + Lamport(op.counter - change.id.counter)
-            let path = "\(source).ops[\(j)]"
+            // Only errors need the path: building it for every operation cost as much as a delete.
+            var path: String { "\(source).ops[\(j)]" }
             func beyond(_ what: String, _ length: Int) -> LoroJSONError {
                 .invalidOperation(path: path, reason: "\(what) is beyond the length \(length) at this change's version")
             }
@@ -58,9 +65,7 @@ extension DocStorage {
                 let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
                 if seq.scalars.isEmpty, let n = capacity[c] { seq.scalars.reserveCapacity(n) }
                 let start = Int32(seq.scalars.count)
-                seq.scalars.append(contentsOf: text.unicodeScalars)
-                let n = Int32(seq.scalars.count) - start
-                let u16 = Int32(text.utf16.count), u8 = Int32(text.utf8.count)
+                let (n, u16, u8) = seq.appendScalars(of: text)
                 applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
                                          content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: (leaf, index))
                 ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))

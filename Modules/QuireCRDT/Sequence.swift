@@ -602,6 +602,48 @@ final class FugueSequence {
             && a.trackerStatus == b.trackerStatus
     }
 
+    /// Appends the scalars of `text` to the arena in one pass over its UTF-8 and returns their
+    /// number and their UTF-16 and UTF-8 sizes (what an inserted run records).
+    /// - Complexity: O(UTF-8 size of `text`).
+    func appendScalars(of text: String) -> (count: Int32, utf16: Int32, utf8: Int32) {
+        var text = text
+        return text.withUTF8 { bytes in
+            var n = 0
+            for b in bytes where b & 0xC0 != 0x80 { n += 1 }
+            let start = scalars.count
+            scalars.append(contentsOf: repeatElement(Unicode.Scalar(UInt8(0)), count: n))
+            var astral = 0
+            scalars.withUnsafeMutableBufferPointer { out in
+                // `text` is valid UTF-8: each lead byte says how many continuation bytes follow.
+                var i = 0
+                var k = start
+                while i < bytes.count {
+                    let b0 = UInt32(bytes[i])
+                    var v: UInt32
+                    if b0 < 0x80 {
+                        v = b0
+                        i += 1
+                    } else if b0 < 0xE0 {
+                        v = (b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                        i += 2
+                    } else if b0 < 0xF0 {
+                        v = (b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6
+                        v |= UInt32(bytes[i + 2] & 0x3F)
+                        i += 3
+                    } else {
+                        v = (b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
+                        v |= UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+                        i += 4
+                        astral += 1
+                    }
+                    out[k] = Unicode.Scalar(v).unsafelyUnwrapped
+                    k += 1
+                }
+            }
+            return (Int32(n), Int32(n + astral), Int32(bytes.count))
+        }
+    }
+
     /// Inserts `e` into `leaf` at element index `at`, merging with the left neighbour when possible.
     /// - Complexity: O(L + log n).
     func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
