@@ -98,7 +98,7 @@ public struct CRDTDocument: Sendable {
         guard pos >= 0, pos <= len else { throw .outOfBounds(container: c, position: pos, length: len, unit: from) }
         if pos == 0 || from == to { return pos }
         guard let seq = s.sequences[c] else { return 0 }
-        guard let (cur, _) = seq.locateAfter(pos, unit: from) else { throw .notAScalarBoundary(container: c, position: pos, unit: from) }
+        guard let cur = seq.locateAfter(pos, unit: from) else { throw .notAScalarBoundary(container: c, position: pos, unit: from) }
         return seq.prefix(of: cur).measure(to)
     }
 

@@ -136,12 +136,16 @@ extension DocStorage {
 extension FugueSequence {
     /// Deletes the visible atoms at positions `pos ..< pos + count` (which must exist) and
     /// returns their IDs as ascending runs in position order.
-    /// - Complexity: O((k + 1) · log n) for k runs touched.
+    ///
+    /// The first atom is located from the root; each following run is the next visible element
+    /// in document order, reached by stepping over the tombstones after the deleted one (or
+    /// located again from the root when there are many of them).
+    /// - Complexity: O(log n + k · (L + log n)) for k runs touched, leaf capacity L.
     func deleteVisible(from pos: Int, count: Int) -> [IDSpan] {
         var remaining = Int32(count)
         var spans: [IDSpan] = []
-        while remaining > 0 {
-            let cur = locateAt(pos, unit: .unicodeScalar)!
+        var next = locateAt(pos, unit: .unicodeScalar)
+        while remaining > 0, let cur = next {
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
             let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
@@ -161,8 +165,19 @@ extension FugueSequence {
                 leaf = c3.leaf
                 index = c3.index
             }
-            markDeleted(leaf, index, count: take)
+            index = markDeleted(leaf, index, count: take)
             remaining -= take
+            guard remaining > 0 else { break }
+            next = nil
+            var step = after(leaf, index)
+            var skipped = 0
+            while let (l, i) = step, skipped < 32 {
+                if l.elems[i].visible { next = SeqCursor(leaf: l, index: i, offset: 0); break }
+                step = after(l, i)
+                skipped += 1
+            }
+            // Past many tombstones the tree's counts find the next atom faster.
+            if next == nil { next = locateAt(pos, unit: .unicodeScalar) }
         }
         return spans
     }
@@ -183,7 +198,15 @@ extension CRDTDocument {
         // The texts' content arrives in pieces: make room for all of it at once.
         var inserted: [ContainerID: Int] = [:]
         for candidate in candidates {
-            for op in candidate.change.ops { if case .insertText = op.content { inserted[op.container, default: 0] += op.length } }
+            // Summed per run of ops on one container, so the dictionary is hashed once per run.
+            var run: (container: ContainerID, scalars: Int)?
+            for op in candidate.change.ops {
+                guard case .insertText = op.content else { continue }
+                if let r = run, r.container == op.container { run = (r.container, r.scalars + op.length); continue }
+                if let r = run { inserted[r.container, default: 0] += r.scalars }
+                run = (op.container, op.length)
+            }
+            if let r = run { inserted[r.container, default: 0] += r.scalars }
         }
         var applied: [IDSpan] = []
         do throws(LoroJSONError) {
