@@ -310,7 +310,9 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(length of the key).
     public func string(for key: JSONKey) -> String {
-        key.decoded ?? String(decoding: bytes[key.range], as: UTF8.self)
+        if let decoded = key.decoded { return decoded }
+        // Decoded from the buffer in place: a slice of `bytes` would retain and release it.
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[key.range]), as: UTF8.self) }
     }
 
     // MARK: scalars
