@@ -186,11 +186,11 @@ public struct CRDTDocument: Sendable {
         let spans = seq.deleteVisible(from: a, count: b - a)
         for span in spans {
             let (counter, _) = st.nextLocalStamp()
-            st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
+            st.record(Op(container: c, counter: counter, content: .delete([span])))
         }
         if c.type == .movableList {
             for span in spans {
-                for k in span.start..<span.end { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
+                for k in span.start..<span.start + span.length { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
             }
         }
         st.emitDelete(c, at: a, count: b - a)

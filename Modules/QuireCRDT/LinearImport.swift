@@ -87,11 +87,15 @@ extension DocStorage {
                 let n = Int(len.magnitude)
                 let first = len > 0 ? pos : pos - n + 1
                 guard first >= 0, first + n <= seq.summary.count else { throw beyond("delete of \(n) at \(first)", seq.summary.count) }
-                let runs = seq.deleteVisible(from: first, count: n)
+                var spans = seq.deleteVisible(from: first, count: n)
                 emitDelete(c, at: first, count: n)
-                // Atom i of a forward delete removes the element at pos + i; of a backward one, at pos - i.
-                let spans: [DelSpan] = len > 0 ? runs.map { DelSpan($0) } : runs.reversed().map {
-                    $0.count == 1 ? DelSpan($0) : DelSpan(peer: $0.peer, start: $0.end - 1, length: -Int32($0.count))
+                // Atom i of a forward delete removes the element at pos + i; of a backward one, at
+                // pos - i: the runs in reverse, each counting down (turned in place, no new array).
+                if len < 0 {
+                    spans.reverse()
+                    for i in spans.indices where spans[i].length > 1 {
+                        spans[i] = DelSpan(peer: spans[i].peer, start: spans[i].start + spans[i].length - 1, length: -spans[i].length)
+                    }
                 }
                 ops.append(Op(container: c, counter: op.counter, content: .delete(spans)))
             case let .mapInsert(key, value):
@@ -135,25 +139,25 @@ extension DocStorage {
 
 extension FugueSequence {
     /// Deletes the visible atoms at positions `pos ..< pos + count` (which must exist) and
-    /// returns their IDs as ascending runs in position order.
+    /// returns their IDs as ascending runs in position order (as the delete spans an operation
+    /// stores, so that no caller converts them).
     ///
     /// The first atom is located from the root; each following run is the next visible element
     /// in document order, reached by stepping over the tombstones after the deleted one (or
     /// located again from the root when there are many of them).
     /// - Complexity: O(log n + k · (L + log n)) for k runs touched, leaf capacity L.
-    func deleteVisible(from pos: Int, count: Int) -> [IDSpan] {
+    func deleteVisible(from pos: Int, count: Int) -> [DelSpan] {
         var remaining = Int32(count)
-        var spans: [IDSpan] = []
+        var spans: [DelSpan] = []
         var next = locateAt(pos, unit: .unicodeScalar)
         while remaining > 0, let cur = next {
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
             let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
-            if var last = spans.last, last.peer == id.peer, last.end == id.counter {
-                last.end += take
-                spans[spans.count - 1] = last
+            if let last = spans.last, last.peer == id.peer, last.start + last.length == id.counter {
+                spans[spans.count - 1].length += take
             } else {
-                spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
+                spans.append(DelSpan(peer: id.peer, start: id.counter, length: take))
             }
             var leaf = cur.leaf
             var index = cur.index
