@@ -98,7 +98,7 @@ public struct CRDTDocument: Sendable {
         guard pos >= 0, pos <= len else { throw .outOfBounds(container: c, position: pos, length: len, unit: from) }
         if pos == 0 || from == to { return pos }
         guard let seq = s.sequences[c] else { return 0 }
-        guard let (cur, _) = seq.locateAfter(pos, unit: from) else { throw .notAScalarBoundary(container: c, position: pos, unit: from) }
+        guard let cur = seq.locateAfter(pos, unit: from) else { throw .notAScalarBoundary(container: c, position: pos, unit: from) }
         return seq.prefix(of: cur).measure(to)
     }
 
@@ -186,11 +186,11 @@ public struct CRDTDocument: Sendable {
         let spans = seq.deleteVisible(from: a, count: b - a)
         for span in spans {
             let (counter, _) = st.nextLocalStamp()
-            st.record(Op(container: c, counter: counter, content: .delete([DelSpan(span)])))
+            st.record(Op(container: c, counter: counter, content: .delete([span])))
         }
         if c.type == .movableList {
             for span in spans {
-                for k in span.start..<span.end { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
+                for k in span.start..<span.start + span.length { st.movables[c, default: MovableListState()].deletedItems.insert(OpID(peer: span.peer, counter: k)) }
             }
         }
         st.emitDelete(c, at: a, count: b - a)

@@ -10,18 +10,24 @@ extension DocStorage {
     /// Whether `change` can be applied by ``applyLinearly(_:source:)``: it starts at this peer's
     /// next counter, depends on exactly the frontiers, and only uses positions in texts without
     /// marks and in lists (maps, trees and counters take no positions).
-    /// - Complexity: O(ops + d log d) for d dependencies.
+    /// - Complexity: O(ops + d log d) for d dependencies (a dictionary lookup per run of
+    ///   operations on one container).
     func canApplyLinearly(_ change: LoroJSONChange) -> Bool {
         guard change.id.counter == version[change.id.peer], change.deps.sorted() == frontiers.ids else { return false }
         for d in change.deps {
             guard let l = lamport(of: d), l < change.lamport else { return false }
         }
+        // Consecutive operations mostly share their container: look its marks up once.
+        var unmarked: ContainerID?
         for op in change.ops {
             let c = op.container
             switch op.content {
             case .insertText, .delete, .insertValues:
                 guard c.type == .text || c.type == .list else { return false }
-                if let seq = sequences[c], !seq.marks.isEmpty { return false }
+                if c != unmarked {
+                    if let seq = sequences[c], !seq.marks.isEmpty { return false }
+                    unmarked = c
+                }
             case .mark, .markEnd, .move, .setValue:
                 return false
             case .mapInsert, .mapDelete:
@@ -47,7 +53,8 @@ extension DocStorage {
         for (j, op) in change.ops.enumerated() {
             let c = op.container
             let lamport = change.lamport + Lamport(op.counter - change.id.counter)
-            let path = "\(source).ops[\(j)]"
+            // Only errors need the path: building it for every operation cost as much as a delete.
+            var path: String { "\(source).ops[\(j)]" }
             func beyond(_ what: String, _ length: Int) -> LoroJSONError {
                 .invalidOperation(path: path, reason: "\(what) is beyond the length \(length) at this change's version")
             }
@@ -58,9 +65,7 @@ extension DocStorage {
                 let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
                 if seq.scalars.isEmpty, let n = capacity[c] { seq.scalars.reserveCapacity(n) }
                 let start = Int32(seq.scalars.count)
-                seq.scalars.append(contentsOf: text.unicodeScalars)
-                let n = Int32(seq.scalars.count) - start
-                let u16 = Int32(text.utf16.count), u8 = Int32(text.utf8.count)
+                let (n, u16, u8) = seq.appendScalars(of: text)
                 applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
                                          content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: (leaf, index))
                 ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))
@@ -82,11 +87,15 @@ extension DocStorage {
                 let n = Int(len.magnitude)
                 let first = len > 0 ? pos : pos - n + 1
                 guard first >= 0, first + n <= seq.summary.count else { throw beyond("delete of \(n) at \(first)", seq.summary.count) }
-                let runs = seq.deleteVisible(from: first, count: n)
+                var spans = seq.deleteVisible(from: first, count: n)
                 emitDelete(c, at: first, count: n)
-                // Atom i of a forward delete removes the element at pos + i; of a backward one, at pos - i.
-                let spans: [DelSpan] = len > 0 ? runs.map { DelSpan($0) } : runs.reversed().map {
-                    $0.count == 1 ? DelSpan($0) : DelSpan(peer: $0.peer, start: $0.end - 1, length: -Int32($0.count))
+                // Atom i of a forward delete removes the element at pos + i; of a backward one, at
+                // pos - i: the runs in reverse, each counting down (turned in place, no new array).
+                if len < 0 {
+                    spans.reverse()
+                    for i in spans.indices where spans[i].length > 1 {
+                        spans[i] = DelSpan(peer: spans[i].peer, start: spans[i].start + spans[i].length - 1, length: -spans[i].length)
+                    }
                 }
                 ops.append(Op(container: c, counter: op.counter, content: .delete(spans)))
             case let .mapInsert(key, value):
@@ -130,21 +139,25 @@ extension DocStorage {
 
 extension FugueSequence {
     /// Deletes the visible atoms at positions `pos ..< pos + count` (which must exist) and
-    /// returns their IDs as ascending runs in position order.
-    /// - Complexity: O((k + 1) · log n) for k runs touched.
-    func deleteVisible(from pos: Int, count: Int) -> [IDSpan] {
+    /// returns their IDs as ascending runs in position order (as the delete spans an operation
+    /// stores, so that no caller converts them).
+    ///
+    /// The first atom is located from the root; each following run is the next visible element
+    /// in document order, reached by stepping over the tombstones after the deleted one (or
+    /// located again from the root when there are many of them).
+    /// - Complexity: O(log n + k · (L + log n)) for k runs touched, leaf capacity L.
+    func deleteVisible(from pos: Int, count: Int) -> [DelSpan] {
         var remaining = Int32(count)
-        var spans: [IDSpan] = []
-        while remaining > 0 {
-            let cur = locateAt(pos, unit: .unicodeScalar)!
+        var spans: [DelSpan] = []
+        var next = locateAt(pos, unit: .unicodeScalar)
+        while remaining > 0, let cur = next {
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
             let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
-            if var last = spans.last, last.peer == id.peer, last.end == id.counter {
-                last.end += take
-                spans[spans.count - 1] = last
+            if let last = spans.last, last.peer == id.peer, last.start + last.length == id.counter {
+                spans[spans.count - 1].length += take
             } else {
-                spans.append(IDSpan(peer: id.peer, start: id.counter, end: id.counter + take))
+                spans.append(DelSpan(peer: id.peer, start: id.counter, length: take))
             }
             var leaf = cur.leaf
             var index = cur.index
@@ -156,8 +169,19 @@ extension FugueSequence {
                 leaf = c3.leaf
                 index = c3.index
             }
-            markDeleted(leaf, index, count: take)
+            index = markDeleted(leaf, index, count: take)
             remaining -= take
+            guard remaining > 0 else { break }
+            next = nil
+            var step = after(leaf, index)
+            var skipped = 0
+            while let (l, i) = step, skipped < 32 {
+                if l.elems[i].visible { next = SeqCursor(leaf: l, index: i, offset: 0); break }
+                step = after(l, i)
+                skipped += 1
+            }
+            // Past many tombstones the tree's counts find the next atom faster.
+            if next == nil { next = locateAt(pos, unit: .unicodeScalar) }
         }
         return spans
     }
@@ -178,7 +202,15 @@ extension CRDTDocument {
         // The texts' content arrives in pieces: make room for all of it at once.
         var inserted: [ContainerID: Int] = [:]
         for candidate in candidates {
-            for op in candidate.change.ops { if case .insertText = op.content { inserted[op.container, default: 0] += op.length } }
+            // Summed per run of ops on one container, so the dictionary is hashed once per run.
+            var run: (container: ContainerID, scalars: Int)?
+            for op in candidate.change.ops {
+                guard case .insertText = op.content else { continue }
+                if let r = run, r.container == op.container { run = (r.container, r.scalars + op.length); continue }
+                if let r = run { inserted[r.container, default: 0] += r.scalars }
+                run = (op.container, op.length)
+            }
+            if let r = run { inserted[r.container, default: 0] += r.scalars }
         }
         var applied: [IDSpan] = []
         do throws(LoroJSONError) {

@@ -332,21 +332,22 @@ struct LoroJSONImporter {
 
     /// A value that creates a child container must name the container by its op's ID (Loro's rule);
     /// other values may not hold container references at all.
-    static func checkCreatedContainer(_ v: CRDTValue, expected: OpID, path: String) throws(LoroJSONError) {
+    /// The path is only built for the error.
+    static func checkCreatedContainer(_ v: CRDTValue, expected: OpID, path: @autoclosure () -> String) throws(LoroJSONError) {
         if case .container(let cid) = v {
             guard case .normal(let id, _) = cid, id == expected else {
-                throw .invalidOperation(path: path, reason: "a created child container must have the op's ID \(expected), got \(cid)")
+                throw .invalidOperation(path: path(), reason: "a created child container must have the op's ID \(expected), got \(cid)")
             }
             return
         }
-        try checkNoContainers(v, path: path)
+        try checkNoContainers(v, path: path())
     }
 
-    static func checkNoContainers(_ v: CRDTValue, path: String) throws(LoroJSONError) {
+    static func checkNoContainers(_ v: CRDTValue, path: @autoclosure () -> String) throws(LoroJSONError) {
         switch v {
-        case .container(let cid): throw .invalidOperation(path: path, reason: "container \(cid) nested inside a value")
-        case .list(let l): for x in l { try checkNoContainers(x, path: path) }
-        case .map(let m): for x in m.values { try checkNoContainers(x, path: path) }
+        case .container(let cid): throw .invalidOperation(path: path(), reason: "container \(cid) nested inside a value")
+        case .list(let l): for x in l { try checkNoContainers(x, path: path()) }
+        case .map(let m): for x in m.values { try checkNoContainers(x, path: path()) }
         default: break
         }
     }

@@ -290,6 +290,30 @@ final class FugueSequence {
             runs[lo].leaf = leaf
             return
         }
+        // Fast path (a leaf split moving part of a run): the range lies inside one run and is
+        // cut off in place, joining the neighbour run when that one points at `leaf` already.
+        if lo < runs.count, runs[lo].start <= start, end <= runs[lo].end {
+            let run = runs[lo]
+            if run.leaf === leaf { return }
+            if run.start == start {
+                runs[lo].start = end
+                if lo > 0, runs[lo - 1].end == start, runs[lo - 1].leaf === leaf {
+                    runs[lo - 1].end = end
+                } else {
+                    runs.insert(IndexRun(start: start, end: end, leaf: leaf), at: lo)
+                }
+                return
+            }
+            if run.end == end {
+                runs[lo].end = start
+                if lo + 1 < runs.count, runs[lo + 1].start == end, runs[lo + 1].leaf === leaf {
+                    runs[lo + 1].start = start
+                } else {
+                    runs.insert(IndexRun(start: start, end: end, leaf: leaf), at: lo + 1)
+                }
+                return
+            }
+        }
         var j = lo
         var replacement: [IndexRun] = []
         if j < runs.count, runs[j].start < start {
@@ -363,36 +387,32 @@ final class FugueSequence {
     // MARK: locating visible positions
 
     /// The cursor just after the `pos`-th visible unit (`pos` > 0), preferring the left side
-    /// (the end of the element holding that unit), and the summary before the cursor's element.
-    /// Returns nil when `pos` is beyond the end or splits a scalar.
+    /// (the end of the element holding that unit). Returns nil when `pos` is beyond the end or
+    /// splits a scalar.
     /// - Complexity: O(log n).
-    func locateAfter(_ pos: Int, unit: TextUnit) -> (SeqCursor, SeqSummary)? {
+    func locateAfter(_ pos: Int, unit: TextUnit) -> SeqCursor? {
         var node = root
         var p = pos
-        var before = SeqSummary()
         while !node.isLeaf {
             var found: SeqNode?
             for child in node.children {
                 let m = child.summary.measure(unit)
                 if p <= m { found = child; break }
                 p -= m
-                before += child.summary
             }
             guard let next = found else { return nil }
             node = next
         }
+        // Tombstones are most of a long-edited leaf: they cost one flag test each.
         let elems = node.elems
-        for i in elems.indices {
+        for i in elems.indices where elems[i].visible {
             let e = elems[i]
-            if !e.visible { before += e.summary; continue }
-            let s = e.summary
-            let m = s.measure(unit)
+            let m = unit == .unicodeScalar ? Int(e.length) : e.summary.measure(unit)
             if p <= m {
                 guard let off = atomOffset(e, units: p, unit: unit) else { return nil }
-                return (SeqCursor(leaf: node, index: i, offset: off), before)
+                return SeqCursor(leaf: node, index: i, offset: off)
             }
             p -= m
-            before += s
         }
         return nil
     }
@@ -602,6 +622,48 @@ final class FugueSequence {
             && a.trackerStatus == b.trackerStatus
     }
 
+    /// Appends the scalars of `text` to the arena in one pass over its UTF-8 and returns their
+    /// number and their UTF-16 and UTF-8 sizes (what an inserted run records).
+    /// - Complexity: O(UTF-8 size of `text`).
+    func appendScalars(of text: String) -> (count: Int32, utf16: Int32, utf8: Int32) {
+        var text = text
+        return text.withUTF8 { bytes in
+            var n = 0
+            for b in bytes where b & 0xC0 != 0x80 { n += 1 }
+            let start = scalars.count
+            scalars.append(contentsOf: repeatElement(Unicode.Scalar(UInt8(0)), count: n))
+            var astral = 0
+            scalars.withUnsafeMutableBufferPointer { out in
+                // `text` is valid UTF-8: each lead byte says how many continuation bytes follow.
+                var i = 0
+                var k = start
+                while i < bytes.count {
+                    let b0 = UInt32(bytes[i])
+                    var v: UInt32
+                    if b0 < 0x80 {
+                        v = b0
+                        i += 1
+                    } else if b0 < 0xE0 {
+                        v = (b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                        i += 2
+                    } else if b0 < 0xF0 {
+                        v = (b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6
+                        v |= UInt32(bytes[i + 2] & 0x3F)
+                        i += 3
+                    } else {
+                        v = (b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
+                        v |= UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+                        i += 4
+                        astral += 1
+                    }
+                    out[k] = Unicode.Scalar(v).unsafelyUnwrapped
+                    k += 1
+                }
+            }
+            return (Int32(n), Int32(n + astral), Int32(bytes.count))
+        }
+    }
+
     /// Inserts `e` into `leaf` at element index `at`, merging with the left neighbour when possible.
     /// - Complexity: O(L + log n).
     func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
@@ -635,11 +697,11 @@ final class FugueSequence {
         return nil
     }
 
-    /// Marks `count` atoms starting at the cursor deleted; calls `visit` with each visible piece
-    /// deleted (its ID span and the visible position where it started). Returns false when the
-    /// cursor runs out.
-    /// - Complexity: O((k + 1) · (L + log n)) for k pieces.
-    func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) {
+    /// Marks element `index` of `leaf` (`count` atoms long) deleted and merges it with deleted
+    /// neighbours; returns the index of the element that holds it afterwards.
+    /// - Complexity: O(L + log n).
+    @discardableResult
+    func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) -> Int {
         typing = nil
         var e = leaf.elems[index]
         let before = e.summary
@@ -659,7 +721,9 @@ final class FugueSequence {
             leaf.elems[index - 1].length += r.length
             leaf.elems[index - 1].utf16 += r.utf16
             leaf.elems[index - 1].utf8 += r.utf8
+            return index - 1
         }
+        return index
     }
 
     /// All elements in document order.

@@ -14,7 +14,7 @@ extension DocStorage {
     func insertionPoint(_ seq: FugueSequence, _ c: ContainerID, at pos: Int) -> (left: OptID, right: OptID, leaf: SeqNode, index: Int) {
         var after: (SeqNode, Int)? = nil
         if pos > 0 {
-            let (cur, _) = seq.locateAfter(pos, unit: .unicodeScalar)!
+            let cur = seq.locateAfter(pos, unit: .unicodeScalar)!
             let e = cur.leaf.elems[cur.index]
             if cur.offset < e.length {
                 let leftID = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)

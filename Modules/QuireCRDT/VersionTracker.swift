@@ -100,7 +100,7 @@ final class VersionTracker {
         var left: OpID? = nil
         var next: (SeqNode, Int)?
         if pos > 0 {
-            guard let (cur, _) = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
+            guard let cur = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
             let e = cur.leaf.elems[cur.index]
             left = OpID(peer: e.peer, counter: e.counter + cur.offset - 1)
             if cur.offset < e.length { return (OptID(left), OptID(peer: e.peer, counter: e.counter + cur.offset)) }
@@ -185,7 +185,7 @@ final class VersionTracker {
         func run(_ left: OptID, _ right: OptID) -> Elem { Self.atomRun(peer: peer, counter: counter, length: length, left: left, right: right, status: 0) }
         func exists(_ slot: (SeqNode, Int)?) -> Bool { slot.map { $0.0.elems[$0.1].trackerStatus & Self.futureBit == 0 } ?? true }
         if pos > 0 {
-            guard let (cur, _) = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
+            guard let cur = sequence.locateAfter(pos, unit: .unicodeScalar) else { return nil }
             let e = cur.leaf.elems[cur.index]
             let left = OptID(peer: e.peer, counter: e.counter + cur.offset - 1)
             if cur.offset < e.length {

@@ -216,9 +216,14 @@ public struct JSONReader: Sendable {
 
     private mutating func remember(_ key: JSONKey, at keyOffset: Int, in top: Int) throws(JSONError) {
         if frames[top].keySet == nil {
-            for other in keys[frames[top].firstKey...] where same(other, key) {
-                throw error(.duplicateKey(string(for: key)), at: keyOffset)
+            // Compared in place: copying each earlier key out (a slice, a retained string) cost
+            // more than the comparisons in objects of a few members, the usual case.
+            let first = frames[top].firstKey
+            let repeated = keys.withUnsafeBufferPointer { known in
+                for i in first..<known.count where same(known[i], key) { return true }
+                return false
             }
+            if repeated { throw error(.duplicateKey(string(for: key)), at: keyOffset) }
             keys.append(key)
             if keys.count - frames[top].firstKey > Self.linearKeyLimit {
                 frames[top].keySet = Set(keys[frames[top].firstKey...].map { string(for: $0) })
@@ -234,8 +239,13 @@ public struct JSONReader: Sendable {
 
     private func same(_ left: JSONKey, _ right: JSONKey) -> Bool {
         if left.decoded == nil, right.decoded == nil {
-            guard left.range.count == right.range.count else { return false }
-            return bytes[left.range].elementsEqual(bytes[right.range])
+            let count = left.range.count
+            guard count == right.range.count else { return false }
+            return bytes.withUnsafeBufferPointer { b in
+                var i = 0
+                while i < count, b[left.range.lowerBound + i] == b[right.range.lowerBound + i] { i += 1 }
+                return i == count
+            }
         }
         return string(for: left) == string(for: right)
     }
@@ -286,14 +296,23 @@ public struct JSONReader: Sendable {
             return name.withUTF8Buffer { decoded.utf8.elementsEqual($0) }
         }
         guard key.range.count == name.utf8CodeUnitCount else { return false }
-        return name.withUTF8Buffer { bytes[key.range].elementsEqual($0) }
+        let start = key.range.lowerBound
+        return name.withUTF8Buffer { n in
+            bytes.withUnsafeBufferPointer { b in
+                var i = 0
+                while i < n.count, b[start + i] == n[i] { i += 1 }
+                return i == n.count
+            }
+        }
     }
 
     /// The key as a string.
     ///
     /// - Complexity: O(length of the key).
     public func string(for key: JSONKey) -> String {
-        key.decoded ?? String(decoding: bytes[key.range], as: UTF8.self)
+        if let decoded = key.decoded { return decoded }
+        // Decoded from the buffer in place: a slice of `bytes` would retain and release it.
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[key.range]), as: UTF8.self) }
     }
 
     // MARK: scalars
