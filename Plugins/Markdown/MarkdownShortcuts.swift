@@ -144,6 +144,14 @@ public struct MarkdownShortcuts: EditorExtension {
                 if number != 1 { try editor.dispatch(named: "list.setStart", payload: .number(.integer(number))) }
             case .horizontalRule:
                 try editor.dispatch(named: "horizontalRule.insert", payload: .null)
+                // The rule goes after the paragraph, which the marker was all of: the rule takes its
+                // place (this body queues after the insertion's, in the same commit).
+                let paragraph = typed.block
+                try editor.update { (state: inout EditorState) throws(ModelError) in
+                    guard state.isAttached(paragraph), state.children(of: paragraph).allSatisfy({ $0.role == .text && $0.text.isEmpty }),
+                          state[paragraph]?.nextSibling != nil else { return }
+                    try state.remove(paragraph)
+                }
             }
         }
         return true

@@ -53,8 +53,10 @@ import Testing
         #expect(editor.storage?.string == "let x = 1")
 
         let rule = try makeEditor()
-        try type("--- ", into: rule)
-        #expect(rule.state.children(of: .root).map(\.type.rawValue).contains("horizontalrule"))
+        try type("above\n--- below", into: rule)
+        // The rule takes the paragraph's place; typing goes on in the paragraph after it.
+        #expect(rule.state.children(of: .root).map(\.type.rawValue) == ["paragraph", "horizontalrule", "paragraph"])
+        #expect(try markdown(rule) == "above\n\n***\n\nbelow\n")
         let ruleText = rule.storage?.string ?? ""
         #expect(!ruleText.contains("-"))
     }
