@@ -139,7 +139,7 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
-            "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient",
+            "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

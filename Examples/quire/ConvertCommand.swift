@@ -35,13 +35,20 @@ struct MarkupSetup {
     /// markup serializer through the mappings).
     func write(_ state: EditorState, as fileExtension: String, source: String) throws -> String {
         if let format = documentFormats.format(for: fileExtension) { return try format.write(state, contributions: contributions) }
-        let dropped = MarkupExporter.droppedFormats(in: state)
-        if !dropped.isEmpty {
-            FileHandle.standardError.write(Data("warning: \(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))\n".utf8))
+        let serialized = try serialize(state, as: fileExtension)
+        if !serialized.dropped.isEmpty {
+            FileHandle.standardError.write(Data("warning: \(source): text formats markup cannot express are not written (format bits \(serialized.dropped.rawValue))\n".utf8))
         }
+        return serialized.text
+    }
+
+    /// `state` in the markup format of `fileExtension`, and the text formats it cannot express
+    /// (left out of the text); for a caller that reports them its own way (the editor's status
+    /// line).
+    func serialize(_ state: EditorState, as fileExtension: String) throws -> (text: String, dropped: TextFormat) {
         let document = try MarkupExporter(mappings: mappings).makeDocument(state)
         do {
-            return try formats.serializer(for: fileExtension).serialize(document)
+            return (try formats.serializer(for: fileExtension).serialize(document), MarkupExporter.droppedFormats(in: state))
         } catch {
             throw withDocumentFormats(error, documentFormats.formats.map(\.formatName))
         }
