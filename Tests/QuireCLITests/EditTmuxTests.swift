@@ -236,7 +236,6 @@ struct EditTmuxTests {
         #expect(killed == 0)
         try editor.waitForExit()
         #expect(try editor.value("#{alternate_on}") == "0")
-        #expect(try editor.value("#{pane_dead_signal}") == (signal == "TERM" ? "15" : "2"))
     }
 
     @Test func quitWithoutChangesAndReopenAJSONDocument() throws {
@@ -317,5 +316,18 @@ struct EditTmuxTests {
         let screen = try editor.waitFor("the pasted lines") { $0[1].hasPrefix("second line") }
         #expect(screen[0] == "日本語のテキ# not a heading")
         #expect(screen[1] == "second lineスト")
+    }
+}
+
+@Suite struct EditWithoutTerminalTests {
+    /// CI has no terminal: `quire edit` says so and exits, touching nothing.
+    @Test func refusesWithoutATerminal() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try QuireProcess.run(["edit", "new.md"], stdin: "", in: directory)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("quire edit needs a terminal"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.md").path))
     }
 }

@@ -34,12 +34,22 @@ struct DocumentLayout {
         var units = Array((storage?.string ?? FlatString.render(state)).utf16)
         // Where each text block starts in the flat string, and its block path.
         var ids: [NodeKey: Int] = [:]
+        // Each parent's children are numbered once (asking every child for its index would scan
+        // its siblings each time: quadratic in a long document).
+        var ordinals: [NodeKey: Int] = [:]
+        var numbered: Set<NodeKey> = []
+        func ordinal(_ key: NodeKey, parent: NodeKey?) -> Int {
+            if let parent, numbered.insert(parent).inserted {
+                for (index, child) in state.children(of: parent).enumerated() { ordinals[child.key] = index }
+            }
+            return ordinals[key] ?? 0
+        }
         func identity(_ key: NodeKey, _ node: Node) -> BlockIdentity {
             let id = ids[key] ?? ids.count
             ids[key] = id
             var intent = BlockIntent.paragraph
             if case .block(let mapped)? = mappings.mapping(for: node.type)?.intent(of: node) { intent = mapped }
-            return BlockIdentity(id: id, intent: intent, ordinal: state.indexInParent(key) ?? 0)
+            return BlockIdentity(id: id, intent: intent, ordinal: ordinal(key, parent: node.parent))
         }
         func path(of key: NodeKey) -> [BlockIdentity] {
             (state.ancestors(of: key).reversed() + [key]).compactMap { ancestor in

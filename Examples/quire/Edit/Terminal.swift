@@ -13,10 +13,16 @@ import Foundation
 /// way out: a normal exit, a thrown error (the caller's `defer`) and SIGINT/SIGTERM (the signal
 /// handler). SIGWINCH is reported through ``waitForInput(timeoutMilliseconds:)``.
 final class Terminal {
-    struct Error: Swift.Error, CustomStringConvertible {
-        let operation: String
-        let code: Int32
-        var description: String { "terminal: \(operation) failed: \(String(cString: strerror(code)))" }
+    enum Error: Swift.Error, CustomStringConvertible {
+        case notATerminal
+        case failed(operation: String, code: Int32)
+
+        var description: String {
+            switch self {
+            case .notATerminal: "quire edit needs a terminal: standard input and output are not one (use convert or show to work on files)"
+            case .failed(let operation, let code): "terminal: \(operation) failed: \(String(cString: strerror(code)))"
+            }
+        }
     }
 
     /// What woke ``waitForInput(timeoutMilliseconds:)``.
@@ -30,15 +36,15 @@ final class Terminal {
     /// - Throws: `Terminal.Error` when standard input is not a terminal.
     init() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw Error(operation: "isatty (quire edit needs a terminal on standard input and output)", code: ENOTTY)
+            throw Error.notATerminal
         }
-        guard tcgetattr(STDIN_FILENO, &original) == 0 else { throw Error(operation: "tcgetattr", code: errno) }
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else { throw Error.failed(operation: "tcgetattr", code: errno) }
         var raw = original
         raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
         raw.c_oflag &= ~tcflag_t(OPOST)
         raw.c_cflag |= tcflag_t(CS8)
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw Error(operation: "tcsetattr", code: errno) }
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw Error.failed(operation: "tcsetattr", code: errno) }
         active = true
         TerminalSignals.install(original: original)
         send("\u{1B}[?1049h\u{1B}[?2004h\u{1B}[H\u{1B}[2J")
@@ -100,7 +106,7 @@ final class Terminal {
             let count = read(STDIN_FILENO, &buffer, buffer.count)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw Error(operation: "read", code: errno)
+                throw Error.failed(operation: "read", code: errno)
             }
             return Array(buffer[..<count])
         }
