@@ -1,7 +1,7 @@
 # Quire's two entry points: `make run` (the demo) and `make test` (the test suite).
 # Both install the system libraries they need (Debian packages) when they are missing.
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev python3-venv libsqlite3-dev postgresql liblz4-dev libxxhash-dev
+APT_PACKAGES := pkg-config libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev python3-venv libsqlite3-dev postgresql liblz4-dev libxxhash-dev tmux
 SWIFT ?= swift
 PYTHON ?= python3
 # The real Loro peer of the interop tests: loro (pinned in Tests/Interop/requirements.txt) in a

@@ -42,14 +42,21 @@ struct MarkupSetup {
             for loss in losses { warnings.warn("\(source): \(loss)") }
             return text
         }
-        let dropped = MarkupExporter.droppedFormats(in: state)
-        if !dropped.isEmpty {
-            warnings.warn("\(source): text formats markup cannot express are not written (format bits \(dropped.rawValue))")
+        let serialized = try serialize(state, as: fileExtension)
+        if !serialized.dropped.isEmpty {
+            warnings.warn("\(source): text formats markup cannot express are not written (format bits \(serialized.dropped.rawValue))")
         }
+        for loss in serialized.losses { warnings.warn("\(source): \(loss)") }
+        return serialized.text
+    }
+
+    /// `state` in the markup format of `fileExtension`, the text formats it cannot express (left
+    /// out of the text) and the structures it cannot represent; for a caller that reports them its
+    /// own way (the editor's status line).
+    func serialize(_ state: EditorState, as fileExtension: String) throws -> (text: String, dropped: TextFormat, losses: [MarkupLoss]) {
         let (document, losses) = try MarkupExporter(mappings: mappings).makeDocumentReportingLosses(state)
-        for loss in losses { warnings.warn("\(source): \(loss)") }
         do {
-            return try formats.serializer(for: fileExtension).serialize(document)
+            return (try formats.serializer(for: fileExtension).serialize(document), MarkupExporter.droppedFormats(in: state), losses)
         } catch {
             throw withDocumentFormats(error, documentFormats.formats.map(\.formatName))
         }

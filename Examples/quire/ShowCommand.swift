@@ -75,17 +75,20 @@ struct TerminalRenderer {
     let layout: TextLayout
     let width: Int
     let ansi: Bool
+    /// Whether a run's text is underlined beyond what its style says (the editor's underline
+    /// format, which markup has no intent for).
+    var underlined: (Range<Int>) -> Bool = { _ in false }
 
     func text(_ range: Range<Int>) -> String {
         String(decoding: built.units[range], as: UTF16.self).replacingOccurrences(of: "\u{2028}", with: "")
     }
 
-    func styled(_ string: String, _ style: TextStyle, heading: Int?) -> String {
+    func styled(_ string: String, _ style: TextStyle, heading: Int?, underlined: Bool = false) -> String {
         guard ansi else { return string }
         var codes: [String] = []
         if style.font.bold { codes.append("1") }
         if style.font.italic { codes.append("3") }
-        if style.underline || heading == 1 { codes.append("4") }
+        if style.underline || heading == 1 || underlined { codes.append("4") }
         if style.strikethrough { codes.append("9") }
         if style.font.family == "monospace" { codes.append("36") }
         if style.link != nil { codes.append("34") }
@@ -147,38 +150,41 @@ struct TerminalRenderer {
     }
 
     func renderParagraph(_ index: Int) -> String {
-        let paragraph = built.paragraphs[index]
+        let first = layout.firstLine[index]
+        let end = index + 1 < layout.firstLine.count ? layout.firstLine[index + 1] : layout.lines.count
+        return layout.lines[first..<end].indices.map { renderLine($0) + "\n" }.joined()
+    }
+
+    /// One line of the layout, without its line end: its indent with the marker or quote bar,
+    /// then its runs styled (a thematic break is a rule across the width).
+    func renderLine(_ lineIndex: Int) -> String {
+        let line = layout.lines[lineIndex]
+        let paragraph = built.paragraphs[line.paragraph]
         let path = paragraph.paragraph.path
-        if case .thematicBreak = paragraph.paragraph.block.intent { return String(repeating: "─", count: width) + "\n" }
+        if case .thematicBreak = paragraph.paragraph.block.intent { return String(repeating: "─", count: width) }
         var heading: Int?
         if case .heading(let level) = paragraph.paragraph.block.intent { heading = level }
         let inQuote = path.contains { $0.intent == .blockQuote }
-        var output = ""
-        let first = layout.firstLine[index]
-        let end = index + 1 < layout.firstLine.count ? layout.firstLine[index + 1] : layout.lines.count
-        for line in layout.lines[first..<end] {
-            let indent = Int(line.x)
-            var prefix = String(repeating: " ", count: indent)
-            if inQuote, indent >= 2 {
-                prefix = "│ " + String(repeating: " ", count: indent - 2)
-            }
-            if !line.marker.isEmpty {
-                let markerWidth = cells(line.marker) + 1
-                prefix = String(prefix.prefix(max(0, indent - markerWidth))) + line.marker + " "
-            }
-            var body = ""
-            for run in line.runs {
-                if let label = run.label {
-                    body += ansi ? "\u{1B}[7m" + label + "\u{1B}[0m" : label
-                } else {
-                    body += styled(text(run.range), run.style, heading: heading)
-                }
-            }
-            // Trailing spaces go; a regular expression did this in time quadratic in their number.
-            var line = prefix + body
-            while line.last == " " { line.removeLast() }
-            output += line + "\n"
+        let indent = Int(line.x)
+        var prefix = String(repeating: " ", count: indent)
+        if inQuote, indent >= 2 {
+            prefix = "│ " + String(repeating: " ", count: indent - 2)
         }
-        return output
+        if !line.marker.isEmpty {
+            let markerWidth = cells(line.marker) + 1
+            prefix = String(prefix.prefix(max(0, indent - markerWidth))) + line.marker + " "
+        }
+        var body = ""
+        for run in line.runs {
+            if let label = run.label {
+                body += ansi ? "\u{1B}[7m" + label + "\u{1B}[0m" : label
+            } else {
+                body += styled(text(run.range), run.style, heading: heading, underlined: underlined(run.range))
+            }
+        }
+        // Trailing spaces go; a regular expression did this in time quadratic in their number.
+        var text = prefix + body
+        while text.last == " " { text.removeLast() }
+        return text
     }
 }

@@ -36,6 +36,7 @@ public final class Editor {
     var updateListeners: [(id: Int, body: (EditorUpdate) -> Void)] = []
     var textListeners: [(id: Int, body: (TextContentChange) -> Void)] = []
     var errorListeners: [(id: Int, body: (EditorError) -> Void)] = []
+    var followUps: [(id: Int, body: (EditorUpdate, Editor) -> Void)] = []
     var commandListeners: [String: [(id: Int, priority: CommandPriority, body: (Any, Editor) throws -> Bool)]] = [:]
     var payloadDecoders: [String: (JSONValue) throws -> Any] = [:]
     var commandNames = CommandNames()
@@ -198,6 +199,8 @@ public final class Editor {
         if origin != .undo, origin != .redo, !update.changes.isEmpty { history.record(update) }
         // Stage 6: listeners.
         notifyListeners(of: update)
+        // Then the follow-ups, whose edits commit on their own after every listener saw this one.
+        for followUp in followUps { followUp.body(update, self) }
     }
 
     private func runQueuedBodies(_ next: inout EditorState) throws(EditorError) {
@@ -317,9 +320,19 @@ public final class Editor {
         return token
     }
 
+    /// Runs `body` after every commit's listeners with the update and this editor (see
+    /// `EditorRegistrar.registerFollowUp(_:)`).
+    @discardableResult
+    public func registerFollowUp(_ body: @escaping (EditorUpdate, Editor) -> Void) -> ListenerToken {
+        let token = makeToken()
+        followUps.append((token.id, body))
+        return token
+    }
+
     /// Removes a listener, command handler or transform.
     public func unregister(_ token: ListenerToken) {
         updateListeners.removeAll { $0.id == token.id }
+        followUps.removeAll { $0.id == token.id }
         textListeners.removeAll { $0.id == token.id }
         errorListeners.removeAll { $0.id == token.id }
         for name in commandListeners.keys { commandListeners[name]?.removeAll { $0.id == token.id } }

@@ -62,6 +62,13 @@ public protocol EditorRegistrar: AnyObject {
 
     /// Called after every commit with (state, previous state, written nodes).
     func registerUpdateListener(_ body: @escaping (EditorUpdate) -> Void) -> ListenerToken
+
+    /// Runs `body` after every commit, once all its listeners ran, with the update and the
+    /// editor: where an extension answers a commit with an edit of its own (markdown shortcuts
+    /// turn a typed `# ` into a heading, as Lexical's do from an update listener). That edit is a
+    /// commit of its own; running it after the listeners keeps every listener seeing commits in
+    /// order. Errors of that edit reach the error listeners through its commit.
+    func registerFollowUp(_ body: @escaping (EditorUpdate, Editor) -> Void) -> ListenerToken
 }
 
 extension EditorRegistrar {
@@ -196,5 +203,9 @@ private final class OwnedRegistrar: EditorRegistrar {
 
     func registerUpdateListener(_ body: @escaping (EditorUpdate) -> Void) -> ListenerToken {
         kept(editor.registerUpdateListener(body))
+    }
+
+    func registerFollowUp(_ body: @escaping (EditorUpdate, Editor) -> Void) -> ListenerToken {
+        kept(editor.registerFollowUp(body))
     }
 }

@@ -18,6 +18,8 @@ public final class ExtensionHarness: EditorRegistrar, CommandContext {
     public private(set) var transformTypes: [NodeType] = []
     /// How many update listeners were registered.
     public private(set) var updateListenerCount = 0
+    /// How many follow-ups were registered (recorded, not run: they need an `Editor`).
+    public private(set) var followUpCount = 0
     /// How many updates committed, nested ones included.
     public private(set) var updateCount = 0
     private var handlers: [String: [(id: Int, priority: CommandPriority, body: (Any, ExtensionHarness) throws(EditorError) -> Bool)]] = [:]
@@ -66,6 +68,11 @@ public final class ExtensionHarness: EditorRegistrar, CommandContext {
 
     public func registerUpdateListener(_ body: @escaping (EditorUpdate) -> Void) -> ListenerToken {
         updateListenerCount += 1
+        return token()
+    }
+
+    public func registerFollowUp(_ body: @escaping (EditorUpdate, Editor) -> Void) -> ListenerToken {
+        followUpCount += 1
         return token()
     }
 

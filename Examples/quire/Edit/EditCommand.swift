@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+
+/// `quire edit FILE`: a full-screen terminal editor on the engine — the editor and its
+/// reconciler into a text storage, drawn through the markup layout, the caret kept in view by
+/// the viewport policies.
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Edit a document (.md or Lexical .json) in the terminal; a missing file is created on save.",
+        discussion: """
+        Keys: text and paste, Enter, Backspace, Delete, arrows, Home/End, PgUp/PgDn, Tab/Shift-Tab \
+        (list indent, table cells), Ctrl-Z undo, Ctrl-Y redo, Ctrl-B bold, Ctrl-U underline, \
+        Ctrl-S save, Ctrl-Q quit (twice with unsaved changes). Markdown shortcuts: # heading, - list, \
+        1. numbered, [ ] check list, > quote, ``` code, --- rule, **bold**, *italic*, `code`, ~~strike~~.
+        """
+    )
+
+    @Argument(help: "The document (.md or .json); created on save when missing.") var file: String
+    @OptionGroup var config: ConfigOptions
+
+    /// How long a lone ESC waits for the rest of a sequence.
+    static let escapeTimeoutMilliseconds: Int32 = 25
+
+    func run() throws {
+        let setup = try MarkupSetup(config)
+        let terminal = try Terminal()
+        defer { terminal.restore() }
+        let session = try EditSession(path: file, setup: setup, size: terminal.size)
+        var decoder = KeyDecoder()
+        var shown: ScreenFrame?
+        func draw() {
+            let frame = session.frame()
+            guard frame != shown else { return }
+            terminal.send(ScreenDiff.output(from: shown, to: frame))
+            shown = frame
+        }
+        draw()
+        loop: while true {
+            switch terminal.waitForInput(timeoutMilliseconds: decoder.hasPending ? Self.escapeTimeoutMilliseconds : -1) {
+            case .resize:
+                let size = terminal.size
+                try session.resize(columns: size.columns, rows: size.rows)
+                shown = nil
+            case .timeout:
+                for key in decoder.flush() where session.handle(key) == .quit { break loop }
+            case .input:
+                let bytes = try terminal.readInput()
+                if bytes.isEmpty { break loop }
+                for key in decoder.feed(bytes) where session.handle(key) == .quit { break loop }
+            }
+            draw()
+        }
+    }
+}

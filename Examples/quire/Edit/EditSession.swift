@@ -1,0 +1,290 @@
+import Foundation
+import QuireEditor
+import QuireInteraction
+import QuireMarkdown
+import QuireMarkup
+import QuireModel
+import QuireStyle
+import QuireTextStorage
+
+/// One `quire edit` session without the terminal: the editor on a text storage, the viewport
+/// policies, the file, and what the status line says. Keys go in through ``handle(_:)``;
+/// ``frame()`` is what the screen shows. The terminal loop (``EditCommand``) only moves bytes.
+final class EditSession {
+    let path: String
+    let editor: Editor
+    private let setup: MarkupSetup
+    private let cache: LayoutCache
+    private var viewport: ViewportController
+    private(set) var size: (columns: Int, rows: Int)
+    private(set) var isModified = false
+    private(set) var message: String
+    /// Ctrl-Q was pressed once with unsaved changes; the next Ctrl-Q quits.
+    private var quitArmed = false
+    /// The column Up and Down keep to, across lines of different lengths.
+    private var goalX: Double?
+
+    /// The latest layout, made when the viewport controller asks for a geometry.
+    final class LayoutCache {
+        let mappings: MarkupMappings
+        var current: DocumentLayout?
+        init(mappings: MarkupMappings) { self.mappings = mappings }
+
+        func make(_ editor: Editor, _ width: Double) -> DocumentLayout {
+            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)))
+            current = layout
+            return layout
+        }
+    }
+
+    enum Outcome { case `continue`, quit }
+
+    /// Opens `path` (.md through the markup plugin, .json as Lexical JSON; a missing file is a
+    /// new empty document) in a terminal of `size`.
+    init(path: String, setup: MarkupSetup, size: (columns: Int, rows: Int)) throws {
+        self.path = path
+        self.setup = setup
+        self.size = size
+        let state: EditorState
+        if FileManager.default.fileExists(atPath: path) {
+            state = try setup.loadState(path)
+            message = "Ctrl-S save · Ctrl-Q quit · Ctrl-Z/Ctrl-Y undo/redo · Ctrl-B bold · Ctrl-U underline"
+        } else {
+            let fileExtension = MarkupSetup.fileExtension(path)
+            guard fileExtension == "json" || (try? setup.parser(for: fileExtension)) != nil else {
+                throw EditError.unsupportedFile(path)
+            }
+            state = EditorState(registry: setup.registry, paragraphs: [""])
+            message = "New file; Ctrl-S creates it"
+        }
+        editor = try EditScript.makeEditor(state: state, contributions: setup.contributions)
+        try editor.install([MarkdownShortcuts()])
+        let cache = LayoutCache(mappings: setup.mappings)
+        self.cache = cache
+        viewport = try ViewportController(
+            editor: editor, viewport: Viewport(width: Double(size.columns), height: Double(max(1, size.rows - 1))), policy: .terminal
+        ) { editor, width in cache.make(editor, width).layout }
+        editor.registerUpdateListener { [weak self] update in
+            if !update.changes.isEmpty { self?.isModified = true }
+        }
+    }
+
+    enum EditError: Error, CustomStringConvertible {
+        case unsupportedFile(String)
+        var description: String { "cannot edit \(path): only .md (markdown) and .json (Lexical JSON) files" }
+        var path: String { switch self { case .unsupportedFile(let path): path } }
+    }
+
+    private var layout: DocumentLayout { cache.current ?? cache.make(editor, Double(size.columns)) }
+    private var caret: Int { editor.nativeSelection?.upperBound ?? 0 }
+
+    // MARK: Keys
+
+    func handle(_ key: KeyEvent) -> Outcome {
+        if key == .control("q") {
+            if isModified && !quitArmed {
+                quitArmed = true
+                message = "Unsaved changes: Ctrl-Q again quits without saving, Ctrl-S saves"
+                return .continue
+            }
+            return .quit
+        }
+        quitArmed = false
+        if ![.up, .down, .pageUp, .pageDown].contains(key) { goalX = nil }
+        do {
+            try perform(key)
+        } catch {
+            message = "\(error)"
+        }
+        return .continue
+    }
+
+    private func perform(_ key: KeyEvent) throws {
+        switch key {
+        case .text(let text):
+            // Keys typed faster than a read are several characters in one event; each is typed on
+            // its own, as it was at the keyboard, so that typing-time features (markdown
+            // shortcuts) see every keystroke. A paste comes bracketed, as one insertion.
+            try edit(.typing) { for character in text { try insert(String(character)) } }
+        case .paste(let text): try edit(.insertion) { try insert(text) }
+        case .enter: try edit(.typing) { try editor.dispatch(Commands.insertParagraph) }
+        case .backspace: try edit(.typing) { try editor.dispatch(Commands.deleteCharacter, true) }
+        case .delete: try edit(.typing) { try editor.dispatch(Commands.deleteCharacter, false) }
+        case .tab, .backTab:
+            try edit(.typing) {
+                if try !editor.dispatch(Commands.keyTab, key == .backTab), key == .tab { try insert("\t") }
+            }
+        case .control("z"): try edit(.undo) { if try !editor.undo() { message = "Nothing to undo" } }
+        case .control("y"): try edit(.undo) { if try !editor.redo() { message = "Nothing to redo" } }
+        case .control("b"): try edit(.typing) { try editor.dispatch(Commands.formatText, .bold) }
+        case .control("u"): try edit(.typing) { try editor.dispatch(Commands.formatText, .underline) }
+        case .control("s"): save()
+        case .left: try move(to: clusterBoundary(before: editor.nativeSelection.map { $0.isEmpty ? $0.lowerBound : $0.lowerBound + 1 } ?? 0))
+        case .right: try move(to: clusterBoundary(after: editor.nativeSelection.map { $0.isEmpty ? $0.upperBound : $0.upperBound - 1 } ?? 0))
+        case .up: try moveVertically(by: -1)
+        case .down: try moveVertically(by: 1)
+        case .pageUp: try moveVertically(by: -max(1, size.rows - 2))
+        case .pageDown: try moveVertically(by: max(1, size.rows - 2))
+        case .home: try move(to: lineBounds().start)
+        case .end: try move(to: lineBounds().end)
+        case .escape, .control: break
+        }
+    }
+
+    private func insert(_ text: String) throws {
+        guard let selection = editor.nativeSelection else { return }
+        try editor.replaceCharacters(in: selection, with: text)
+    }
+
+    private func edit(_ reason: ScrollReason, _ body: () throws -> Void) throws {
+        try viewport.perform(reason) { try body() }
+    }
+
+    private func move(to offset: Int) throws {
+        let length = editor.storage?.length ?? 0
+        let target = min(max(0, offset), length)
+        try viewport.perform(.navigation) { try editor.selectionDidChange(target..<target) }
+    }
+
+    private func moveVertically(by rows: Int) throws {
+        let layout = self.layout.layout
+        let rect = layout.caretRect(forOffset: caret)
+        let x = goalX ?? rect.x
+        let y = rect.y + Double(rows)
+        let target: Int
+        if y < 0 { target = 0 } else if y >= layout.height { target = editor.storage?.length ?? 0 } else {
+            target = layout.offset(at: LayoutPoint(x: x, y: y + 0.5))
+        }
+        try move(to: target)
+        goalX = x
+    }
+
+    /// The caret's visual line: its first offset and the offset before its line end.
+    private func lineBounds() -> (start: Int, end: Int) {
+        let layout = self.layout.layout
+        let position = layout.position(ofOffset: caret)
+        let line = layout.lines[layout.firstLine[position.layout] + position.line]
+        var end = line.end
+        let units = self.layout.built.units
+        while end > line.start, end - 1 < units.count, [0x0A, 0x2028].contains(units[end - 1]) { end -= 1 }
+        let isWrapped = layout.firstLine[position.layout] + position.line + 1 < layout.lines.count
+            && layout.lines[layout.firstLine[position.layout] + position.line + 1].start == line.end
+            && line.paragraph == layout.lines[layout.firstLine[position.layout] + position.line + 1].paragraph
+        // At a soft wrap the line's end is the next line's start; stay before it.
+        if isWrapped, end == line.end, end > line.start { end -= 1 }
+        return (line.start, end)
+    }
+
+    /// The grapheme-cluster boundary before or after `offset` in the storage's text.
+    private func clusterBoundary(before offset: Int) -> Int { boundary(from: offset, forward: false) }
+    private func clusterBoundary(after offset: Int) -> Int { boundary(from: offset, forward: true) }
+
+    private func boundary(from offset: Int, forward: Bool) -> Int {
+        guard let storage = editor.storage else { return offset }
+        // A window around the caret; clusters longer than it are not a concern for text.
+        let start = max(0, offset - 64)
+        let end = min(storage.length, offset + 64)
+        guard let window = try? storage.substring(in: NSRange(location: start, length: end - start)) else { return offset }
+        var position = start
+        var boundaries = [start]
+        for character in window {
+            position += character.utf16.count
+            boundaries.append(position)
+        }
+        if forward { return boundaries.first { $0 > offset } ?? min(offset + 1, storage.length) }
+        return boundaries.last { $0 < offset } ?? max(offset - 1, 0)
+    }
+
+    // MARK: Saving
+
+    func save() {
+        do {
+            let bytes: [UInt8]
+            var dropped: TextFormat = []
+            var losses: [MarkupLoss] = []
+            if MarkupSetup.fileExtension(path) == "json" {
+                bytes = LexicalJSON.exportBytes(editor.state, prettyPrinted: true) + [0x0A]
+            } else {
+                let serialized = try setup.serialize(editor.state, as: MarkupSetup.fileExtension(path))
+                bytes = Array(serialized.text.utf8)
+                dropped = serialized.dropped
+                losses = serialized.losses
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            isModified = false
+            message = "Saved \(bytes.count) bytes to \(path)"
+            if !dropped.isEmpty { message += " (markdown cannot keep some formats, e.g. underline; they are not in the file)" }
+            if let loss = losses.first { message += " (not kept: \(loss)\(losses.count > 1 ? " and \(losses.count - 1) more" : ""))" }
+        } catch {
+            message = "Not saved: \(error.localizedDescription)"
+        }
+    }
+
+    // MARK: Drawing
+
+    func resize(columns: Int, rows: Int) throws {
+        size = (columns, rows)
+        try viewport.resize(width: Double(columns), height: Double(max(1, rows - 1)))
+    }
+
+    /// The screen: the visible lines of the layout, then the status line.
+    func frame() -> ScreenFrame {
+        let document = layout
+        let height = max(1, size.rows - 1)
+        let top = Int(viewport.viewport.offset.rounded(.down))
+        let renderer = TerminalRenderer(built: document.built, layout: document.layout, width: size.columns, ansi: true) { [editor] range in
+            guard let storage = editor.storage, range.lowerBound < storage.length,
+                  let found = try? storage.attributes(at: range.lowerBound) else { return false }
+            return found.attributes[Theme.Keys.underline] == .bool(true)
+        }
+        var rows: [String] = []
+        let lines = document.layout.lines
+        var lineIndex = lines.isEmpty ? 0 : {
+            let position = document.layout.position(at: LayoutPoint(x: 0, y: Double(top)))
+            return document.layout.firstLine[position.layout] + position.line
+        }()
+        while rows.count < height {
+            if lineIndex < lines.count, Int(lines[lineIndex].y) == top + rows.count {
+                rows.append(renderer.renderLine(lineIndex))
+                lineIndex += 1
+            } else {
+                rows.append("\u{1B}[90m~\u{1B}[0m")
+            }
+        }
+        rows.append(statusLine())
+        let rect = document.layout.caretRect(forOffset: caret)
+        let cursorRow = Int(rect.y) - top
+        let cursor = (0..<height).contains(cursorRow) ? (row: cursorRow, column: min(Int(rect.x), size.columns - 1)) : nil
+        return ScreenFrame(rows: rows, cursor: cursor)
+    }
+
+    /// Position (line and column, 1-based, in the flat text's lines and characters).
+    private var lineAndColumn: (line: Int, column: Int) {
+        guard let storage = editor.storage, let before = try? storage.substring(in: NSRange(location: 0, length: min(caret, storage.length))) else { return (1, 1) }
+        var line = 1
+        var column = 1
+        for character in before {
+            if character == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
+    }
+
+    private func statusLine() -> String {
+        let name = URL(fileURLWithPath: path).lastPathComponent + (isModified ? " [+]" : "")
+        let position = lineAndColumn
+        let right = "\(position.line):\(position.column)"
+        var text = " \(name)  \(message)"
+        let available = size.columns - right.count - 2
+        // Cut by cells, so that a wide character never spills over.
+        var cells = 0
+        var cut = ""
+        for character in text {
+            let width = TerminalMetrics.cells(of: character)
+            if cells + width > available { break }
+            cut.append(character)
+            cells += width
+        }
+        text = cut + String(repeating: " ", count: max(0, available - cells))
+        return "\u{1B}[7m" + text + " " + right + " \u{1B}[0m"
+    }
+}
