@@ -386,23 +386,33 @@ final class FugueSequence {
 
     // MARK: locating visible positions
 
-    /// The cursor just after the `pos`-th visible unit (`pos` > 0), preferring the left side
-    /// (the end of the element holding that unit). Returns nil when `pos` is beyond the end or
-    /// splits a scalar.
+    /// The leaf that holds the `pos`-th visible unit, and how many of the leaf's visible units
+    /// come before it: a child is skipped while `pos` lies past it (with `endInclusive`, a
+    /// position at a child's end stays in that child).
     /// - Complexity: O(log n).
-    func locateAfter(_ pos: Int, unit: TextUnit) -> SeqCursor? {
+    @inline(__always) private func descend(to pos: Int, unit: TextUnit, endInclusive: Bool) -> (leaf: SeqNode, rest: Int)? {
         var node = root
         var p = pos
         while !node.isLeaf {
             var found: SeqNode?
             for child in node.children {
                 let m = child.summary.measure(unit)
-                if p <= m { found = child; break }
+                if p < m || (endInclusive && p == m) { found = child; break }
                 p -= m
             }
             guard let next = found else { return nil }
             node = next
         }
+        return (node, p)
+    }
+
+    /// The cursor just after the `pos`-th visible unit (`pos` > 0), preferring the left side
+    /// (the end of the element holding that unit). Returns nil when `pos` is beyond the end or
+    /// splits a scalar.
+    /// - Complexity: O(log n).
+    func locateAfter(_ pos: Int, unit: TextUnit) -> SeqCursor? {
+        guard let (node, rest) = descend(to: pos, unit: unit, endInclusive: true) else { return nil }
+        var p = rest
         // Tombstones are most of a long-edited leaf: they cost one flag test each.
         let elems = node.elems
         for i in elems.indices where elems[i].visible {
@@ -420,19 +430,8 @@ final class FugueSequence {
     /// The cursor at the `pos`-th visible unit (`pos` < count), i.e. at the start of that unit.
     /// - Complexity: O(log n).
     func locateAt(_ pos: Int, unit: TextUnit) -> SeqCursor? {
-        guard pos >= 0, pos < root.summary.measure(unit) else { return nil }
-        var node = root
-        var p = pos
-        while !node.isLeaf {
-            var found: SeqNode?
-            for child in node.children {
-                let m = child.summary.measure(unit)
-                if p < m { found = child; break }
-                p -= m
-            }
-            guard let next = found else { return nil }
-            node = next
-        }
+        guard pos >= 0, pos < root.summary.measure(unit), let (node, rest) = descend(to: pos, unit: unit, endInclusive: false) else { return nil }
+        var p = rest
         for i in node.elems.indices {
             let e = node.elems[i]
             if !e.visible { continue }

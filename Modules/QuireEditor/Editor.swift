@@ -298,35 +298,27 @@ public final class Editor {
     /// Called after every commit (selection-only ones included) with what it did.
     @discardableResult
     public func registerUpdateListener(_ body: @escaping (EditorUpdate) -> Void) -> ListenerToken {
-        let token = makeToken()
-        updateListeners.append((token.id, body))
-        return token
+        register(body, in: \.updateListeners)
     }
 
     /// Called after a commit that changed the flat string, with the changes in the order made
     /// (never a whole-document render, except for `setState`).
     @discardableResult
     public func registerTextContentListener(_ body: @escaping (TextContentChange) -> Void) -> ListenerToken {
-        let token = makeToken()
-        textListeners.append((token.id, body))
-        return token
+        register(body, in: \.textListeners)
     }
 
     /// Called with every error an update or a native edit threw.
     @discardableResult
     public func registerErrorListener(_ body: @escaping (EditorError) -> Void) -> ListenerToken {
-        let token = makeToken()
-        errorListeners.append((token.id, body))
-        return token
+        register(body, in: \.errorListeners)
     }
 
     /// Runs `body` after every commit's listeners with the update and this editor (see
     /// `EditorRegistrar.registerFollowUp(_:)`).
     @discardableResult
     public func registerFollowUp(_ body: @escaping (EditorUpdate, Editor) -> Void) -> ListenerToken {
-        let token = makeToken()
-        followUps.append((token.id, body))
-        return token
+        register(body, in: \.followUps)
     }
 
     /// Removes a listener, command handler or transform.
@@ -338,6 +330,13 @@ public final class Editor {
         for name in commandListeners.keys { commandListeners[name]?.removeAll { $0.id == token.id } }
         for type in transforms.keys { transforms[type]?.removeAll { $0.id == token.id } }
         for type in batchTransforms.keys { batchTransforms[type]?.removeAll { $0.id == token.id } }
+    }
+
+    /// Appends a listener to one of the lists, under a new token.
+    private func register<Body>(_ body: Body, in list: ReferenceWritableKeyPath<Editor, [(id: Int, body: Body)]>) -> ListenerToken {
+        let token = makeToken()
+        self[keyPath: list].append((token.id, body))
+        return token
     }
 
     func makeToken() -> ListenerToken {

@@ -33,7 +33,7 @@ struct DocumentLayout {
         let storage = editor.storage
         var units = Array((storage?.string ?? FlatString.render(state)).utf16)
         // Where each text block starts in the flat string, and its block path.
-        var ids: [NodeKey: Int] = [:]
+        var identities = BlockIdentities<NodeKey>()
         // Each parent's children are numbered once (asking every child for its index would scan
         // its siblings each time: quadratic in a long document).
         var ordinals: [NodeKey: Int] = [:]
@@ -45,11 +45,9 @@ struct DocumentLayout {
             return ordinals[key] ?? 0
         }
         func identity(_ key: NodeKey, _ node: Node) -> BlockIdentity {
-            let id = ids[key] ?? ids.count
-            ids[key] = id
             var intent = BlockIntent.paragraph
             if case .block(let mapped)? = mappings.mapping(for: node.type)?.intent(of: node) { intent = mapped }
-            return BlockIdentity(id: id, intent: intent, ordinal: ordinal(key, parent: node.parent))
+            return identities.identity(of: key, intent: intent, ordinal: ordinal(key, parent: node.parent))
         }
         func path(of key: NodeKey) -> [BlockIdentity] {
             (state.ancestors(of: key).reversed() + [key]).compactMap { ancestor in
@@ -65,7 +63,7 @@ struct DocumentLayout {
         }
         var paragraphs: [IntentParagraph] = []
         var paragraphStart = 0
-        var currentPath: [BlockIdentity] = starts[0] ?? [BlockIdentity(id: -1, intent: .paragraph, ordinal: 0)]
+        var currentPath: [BlockIdentity] = starts[0] ?? [BlockIdentities<NodeKey>.outsideEveryBlock]
         units.append(0x0A)
         for index in units.indices where units[index] == 0x0A {
             let next = index + 1

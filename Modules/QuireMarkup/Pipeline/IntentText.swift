@@ -12,6 +12,29 @@ public struct BlockIdentity: Hashable, Sendable {
     public var ordinal: Int
 }
 
+/// Block identities for a stage 1 that an app builds itself (the terminal editor reads a live
+/// editor's state and storage): the pipeline assigns identities, so an app asks this numbering for
+/// them — one per distinct block, numbered in the order first asked for, as the pipeline numbers
+/// its own.
+public struct BlockIdentities<Block: Hashable> {
+    private var numbers: [Block: Int] = [:]
+
+    public init() {}
+
+    /// The identity of `block` (numbered on its first use) with its intent and its position
+    /// among its parent's children.
+    ///
+    /// - Complexity: O(1) on average.
+    public mutating func identity(of block: Block, intent: BlockIntent, ordinal: Int) -> BlockIdentity {
+        let id = numbers[block] ?? numbers.count
+        numbers[block] = id
+        return BlockIdentity(id: id, intent: intent, ordinal: ordinal)
+    }
+
+    /// An identity that no numbered block has: a paragraph for text outside every block.
+    public static var outsideEveryBlock: BlockIdentity { BlockIdentity(id: -1, intent: .paragraph, ordinal: 0) }
+}
+
 /// One paragraph of an `IntentText`: its UTF-16 range (ending with its "\n") and its block path,
 /// outermost first (a paragraph in a list item in a quote: quote, list, item, paragraph).
 public struct IntentParagraph: Hashable, Sendable {
