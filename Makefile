@@ -10,7 +10,7 @@ INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
 COLLAB := Examples/collab/two-editors.jsonl
 
-.PHONY: run test deps build bench interop-venv load-test
+.PHONY: run test deps build bench interop-venv load-test fuzz
 
 deps:
 	@missing=""; \
@@ -67,3 +67,11 @@ load-test: deps
 	@$(LOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Load/requirements.txt
 	$(SWIFT) build -c release --product quire
 	$(LOAD_VENV)/bin/python Tests/Load/load_test.py --quire "$$($(SWIFT) build -c release --show-bin-path)/quire"
+
+# Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the engine's input formats; the
+# harnesses are the Fuzz/ package. FUZZ_SECONDS per harness (default 60), FUZZ_TARGETS to choose,
+# FUZZ_FLAGS for more libFuzzer flags; see Tools/fuzz.sh. Not part of `make test`.
+FUZZ_BUILD := $(SWIFT) build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address
+fuzz: deps
+	$(FUZZ_BUILD)
+	Tools/fuzz.sh "$$($(FUZZ_BUILD) --show-bin-path)"

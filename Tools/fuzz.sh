@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer harnesses of Fuzz/ (built by `make fuzz`), each for FUZZ_SECONDS.
+#   FUZZ_TARGETS   harnesses to run (default: all)
+#   FUZZ_SECONDS   seconds per harness (default 60)
+#   FUZZ_FLAGS     extra libFuzzer flags, e.g. "-jobs=2" or "-fork=1 -ignore_crashes=1"
+# Seeds are regenerated from the fixtures into Fuzz/corpus/seeds/<harness>; what a run learns goes
+# to Fuzz/corpus/work/<harness> (kept between runs); crashes, timeouts and out-of-memory inputs
+# go to Fuzz/artifacts/<harness>/. Both directories are git-ignored. Exits 1 if any harness failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin="$1"
+seconds="${FUZZ_SECONDS:-60}"
+targets="${FUZZ_TARGETS:-LexicalJSONFuzz MarkdownFuzz ConfigFuzz CRDTBinaryFuzz LoroJSONFuzz TraceFuzz}"
+python3 Tools/fuzz-seeds.py "$bin" || exit 1
+failed=""
+for target in $targets; do
+  case "$target" in
+    LexicalJSONFuzz) dict=json ;;
+    MarkdownFuzz) dict=markdown ;;
+    ConfigFuzz) dict=yaml ;;
+    LoroJSONFuzz) dict=loro-json ;;
+    TraceFuzz) dict=trace ;;
+    *) dict="" ;;
+  esac
+  mkdir -p "Fuzz/corpus/work/$target" "Fuzz/artifacts/$target"
+  echo "== $target for ${seconds}s"
+  # -timeout: one input may take 10 s (a slower one is a hang); -rss_limit_mb: 2 GB is a blow-up;
+  # -detect_leaks=0: LeakSanitizer reports the Swift runtime's metadata caches and lazily
+  # initialized globals (the harnesses' registries) on the very first input.
+  # shellcheck disable=SC2086
+  "$bin/$target" "Fuzz/corpus/work/$target" "Fuzz/corpus/seeds/$target" \
+    ${dict:+-dict=Fuzz/dictionaries/$dict.dict} \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -detect_leaks=0 \
+    -artifact_prefix="Fuzz/artifacts/$target/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
+    || failed="$failed $target"
+done
+if [ -n "$failed" ]; then
+  echo "fuzzing found failures in:$failed (inputs in Fuzz/artifacts/)" >&2
+  exit 1
+fi
