@@ -53,6 +53,9 @@ final class Peer {
         try editor.install(contributions)
         let clock = clock
         binding = try EditorBinding(editor: editor, document: document.fork(peer: peer), clock: { clock.milliseconds })
+        // The binding recovers from an editor that refused a change by showing the projection
+        // again; in a test that is a bug to see, not to recover from.
+        binding.onError = { [name] error in Issue.record("\(name): the binding had to recover: \(error)") }
     }
 
     var text: String { editor.storage?.string ?? "" }
