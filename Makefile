@@ -10,7 +10,7 @@ INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
 COLLAB := Examples/collab/two-editors.jsonl
 
-.PHONY: run test deps build bench interop-venv load-test fuzz
+.PHONY: run test deps build bench interop-venv load-test fuzz soak
 
 deps:
 	@missing=""; \
@@ -62,6 +62,16 @@ bench: deps
 # The sync server under load (a release build, loopback, bounded by QUIRE_LOAD_SECONDS, default 30 s per server),
 # against pycrdt-websocket in the same run; not part of `make test`.
 LOAD_VENV := .venv-load
+# The bridge's randomized sessions at length, in a release build of the tests (debug builds run
+# them about ten times slower, and take other paths: some failures show only here). Not part of
+# `make test`. SOAK_SEEDS sessions of SOAK_STEPS steps each (default 100 × 1,000).
+SOAK_SEEDS ?= 100
+SOAK_STEPS ?= 1000
+soak: deps
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-release
+	SWIFT_DETERMINISTIC_HASHING=1 QUIRE_BRIDGE_SEED_COUNT=$(SOAK_SEEDS) QUIRE_LONG_STEPS=$(SOAK_STEPS) \
+	  $(SWIFT) test -c release --skip-build --scratch-path .build-release --filter RandomSessionTests
+
 load-test: deps
 	@if [ ! -x $(LOAD_VENV)/bin/python ]; then $(PYTHON) -m venv $(LOAD_VENV); fi
 	@$(LOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/Load/requirements.txt
