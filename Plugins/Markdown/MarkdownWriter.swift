@@ -64,6 +64,9 @@ struct BlockWriter {
         line += text
         if text.isEmpty {
             while line.last == " " { line.removeLast() }
+            // A task item's marker is `[ ]` or `[x]` and a space: without the space an empty
+            // task item reads back as a bullet with the text "[ ]" (found by MarkdownFuzz).
+            if line.hasSuffix("[ ]") || line.hasSuffix("[x]") { line += " " }
         }
         output += line
         output += "\n"

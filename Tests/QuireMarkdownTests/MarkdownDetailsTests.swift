@@ -26,6 +26,19 @@ import Testing
         return (state, try converter.markdown(from: reimported))
     }
 
+    /// An empty task item keeps the space after its marker, so it reads back as a task item
+    /// (it came back as a bullet with the text "[ ]", then "\[ \]": MarkdownFuzz's 6-byte input).
+    @Test(arguments: ["- [ ] ", "- [ ] \n- [x] \n", "1. [x] \n2. [ ] b\n"])
+    func emptyTaskItemsStayTaskItems(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(second.written == first.written)
+        #expect(nodes(second.state).map(\.type) == nodes(first.state).map(\.type))
+        let checked = nodes(second.state).filter { $0.type == "listitem" }.map { $0.fields["checked"] }
+        #expect(checked == nodes(first.state).filter { $0.type == "listitem" }.map { $0.fields["checked"] })
+        #expect(checked.allSatisfy { $0 != nil && $0 != .null }, "\(first.written.debugDescription)")
+    }
+
     /// A sample, the type of the node that keeps the detail, and the markup field it gets.
     struct Sample: Sendable, CustomTestStringConvertible {
         var markdown: String
