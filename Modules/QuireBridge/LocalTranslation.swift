@@ -177,13 +177,9 @@ extension EditorBinding {
             throw .crdt(error)
         }
         guard !inserted.isEmpty else { return true }
-        var actual: [[String: CRDTValue]] = []
-        actual.reserveCapacity(inserted.count)
-        for run in try Projection.styledRuns(document, position..<(position + inserted.count)) {
-            actual.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
-        }
+        let range = position..<(position + inserted.count)
         let wanted = InlineContent.textAttributes(of: node, in: next)
-        try reconcileMarks(in: position..<(position + inserted.count), symbols: inserted.map(TextSymbol.scalar), wanted: Array(repeating: wanted, count: inserted.count), actual: actual)
+        try reconcileMarks(in: range, symbols: inserted.map(TextSymbol.scalar), wanted: Array(repeating: wanted, count: inserted.count), actual: try scalarAttributes(range))
         return true
     }
 

@@ -114,10 +114,11 @@ extension EditorBinding {
     private func removeFieldsOfOtherTypes(_ touched: Set<TreeID>) throws(BridgeError) {
         guard !touched.isEmpty else { return }
         let registry = editor.state.registry
-        var declaredElsewhere: [String: Set<NodeType>] = [:]
+        // The fields some registered block type declares.
+        var blockFields = Set<String>()
         for type in registry.registeredTypes {
             guard let plugin = registry.plugin(for: type), plugin.role == .element(inline: false) || plugin.role == .decorator(inline: false) else { continue }
-            for spec in plugin.fields { declaredElsewhere[spec.name, default: []].insert(type) }
+            blockFields.formUnion(plugin.fields.map(\.name))
         }
         var removed = false
         do {
@@ -125,7 +126,7 @@ extension EditorBinding {
                 let (type, _, fields) = Projection.blockDescription(id, in: document, registry: registry)
                 guard let plugin = registry.plugin(for: type) else { continue }
                 let own = Set(plugin.fields.map(\.name))
-                for name in fields.keys where !own.contains(name) && declaredElsewhere[name].map({ !$0.isEmpty }) == true {
+                for name in fields.keys where !own.contains(name) && blockFields.contains(name) {
                     try document.removeKey(name, in: document.properties(of: id))
                     removed = true
                 }

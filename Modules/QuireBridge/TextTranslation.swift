@@ -275,11 +275,21 @@ extension EditorBinding {
         actual.reserveCapacity(new.count)
         actual.append(contentsOf: region.oldAttributes[..<prefix])
         let insertedStart = region.start + prefix
-        for run in try Projection.styledRuns(document, insertedStart..<(insertedStart + inserted.count)) {
-            actual.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
-        }
+        actual.append(contentsOf: try scalarAttributes(insertedStart..<(insertedStart + inserted.count)))
         actual.append(contentsOf: region.oldAttributes[(old.count - suffix)...])
         try reconcileMarks(in: region.start..<(region.start + new.count), symbols: new, wanted: region.newAttributes, actual: actual)
+    }
+
+    /// The marks of every scalar in `range` of the shared text.
+    ///
+    /// - Complexity: O(log n + range).
+    func scalarAttributes(_ range: Range<Int>) throws(BridgeError) -> [[String: CRDTValue]] {
+        var attributes: [[String: CRDTValue]] = []
+        attributes.reserveCapacity(range.count)
+        for run in try Projection.styledRuns(document, range) {
+            attributes.append(contentsOf: repeatElement(run.attributes, count: run.scalars.count))
+        }
+        return attributes
     }
 
     /// Sets the schema's marks in `range` to `wanted` where they differ from `actual`.
