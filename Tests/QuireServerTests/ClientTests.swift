@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct ClientTests {
     @Test func offlineEditsAreSentAfterReconnecting() async throws {
         let path = TestFiles.temporary("rooms.sqlite")
-        var server = try await TestServer.start(storage: try SQLiteStorage(path: path))
+        var server = try await TestServer.startOnFixedPort { try SQLiteStorage(path: path) }
         let url = server.url
         let a = SharedDocument(CRDTDocument(peer: 1)), b = SharedDocument(CRDTDocument(peer: 2))
         let policy = ReconnectPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(200), pingInterval: nil)
@@ -29,7 +29,7 @@ import Testing
         try await a.type("offline-a ")
         try await b.type("offline-b ")
         // The server comes back on the same port and file: both resume from their versions.
-        server = try await TestServer.start(storage: try SQLiteStorage(path: path), port: server.port)
+        server = try await TestServer.restart(on: server.port) { try SQLiteStorage(path: path) }
         try await clientA.flush()
         try await clientB.flush()
         try await eventually("both converge") {

@@ -49,6 +49,38 @@ final class TestServer: Sendable {
         await server.shutdown()
         try await task.value
     }
+
+    /// Starts a server on a port below Linux's ephemeral range (32768–60999), for a test that stops
+    /// the server and starts it again on the same port. A port the kernel hands out for port 0 or
+    /// to an outgoing connection could be taken by a test running beside this one while the server
+    /// is down (CI saw "Address already in use" on the restart); no one is given these ports
+    /// automatically. A port some other program already holds is skipped.
+    static func startOnFixedPort(storage: @escaping @Sendable () throws -> any RoomStorage) async throws -> TestServer {
+        var lastError: (any Error)?
+        for _ in 0..<20 {
+            do {
+                return try await start(storage: try storage(), port: Int.random(in: 20_000..<32_000))
+            } catch {
+                lastError = error
+            }
+        }
+        throw TestFailure("no free port below the ephemeral range after 20 tries: \(String(describing: lastError))")
+    }
+
+    /// Starts a server again on `port` (one `startOnFixedPort` chose), retrying for a few seconds
+    /// while the old listener's socket is still being released.
+    static func restart(on port: Int, storage: @escaping @Sendable () throws -> any RoomStorage) async throws -> TestServer {
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                return try await start(storage: try storage(), port: port)
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw TestFailure("port \(port) stayed busy for 5 seconds: \(String(describing: lastError))")
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
