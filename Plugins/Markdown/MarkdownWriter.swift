@@ -445,7 +445,10 @@ struct InlineWriter {
     }
 
     static let alwaysEscaped: Set<Character> = ["\\", "`", "*", "_", "[", "]", "<", "~"]
-    static let lineStartEscaped: Set<Character> = ["#", ">", "-", "+", "=", "|"]
+    /// A line of a paragraph that starts with one of these could be read as a block: a heading,
+    /// a quote, a list item, a setext underline, a table row, or (`:` as in `:-`) a table's
+    /// delimiter row that turns the line above it into a table header.
+    static let lineStartEscaped: Set<Character> = ["#", ">", "-", "+", "=", "|", ":"]
 
     /// The ASCII bytes escaped anywhere in text, and at a line's start.
     static let alwaysEscapedBytes: Set<UInt8> = Set(alwaysEscaped.map { $0.asciiValue! })

@@ -39,6 +39,19 @@ import Testing
         #expect(checked.allSatisfy { $0 != nil && $0 != .null }, "\(first.written.debugDescription)")
     }
 
+    /// A paragraph line that looks like a table's delimiter row is escaped, so the line above it
+    /// does not become a table header: "|" over ":-" was written "\|" over ":-", which reads back
+    /// as a one-column table (MarkdownFuzz's 6-byte input "\n|\n:- ").
+    @Test(arguments: ["\n|\n:- ", "| \n:-\n", "x |\n:-: | -\n", "|\n:---:\n"])
+    func aLineLikeADelimiterRowStaysParagraphText(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(nodes(first.state).map(\.type) == nodes(second.state).map(\.type), "\(first.written.debugDescription)")
+        #expect(!nodes(second.state).contains { $0.type == "table" })
+        #expect(FlatString.render(second.state) == FlatString.render(first.state))
+        #expect(second.written == first.written)
+    }
+
     /// A sample, the type of the node that keeps the detail, and the markup field it gets.
     struct Sample: Sendable, CustomTestStringConvertible {
         var markdown: String
