@@ -81,12 +81,13 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
-    PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CCmarkGFM"]),
+    PluginRow(name: "QuirePlainText", directory: "PlainText", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireHTML", directory: "HTML", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CGumbo"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuirePlainText", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -138,7 +139,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText",
             "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -173,7 +174,7 @@ var targets: [Target] = [
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
             "QuireModel", "QuireEditor", "QuireReconciler", "QuireStyle", "QuireTextStorage",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms", "QuireImage", "QuirePlainText", "QuireMarkup",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

@@ -138,11 +138,11 @@ final class Warnings {
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert between Lexical JSON (.json), markdown (.md) and HTML (.html), by file extension; OUT - writes to standard output: markdown for JSON input, JSON otherwise."
+        abstract: "Convert between Lexical JSON (.json), markdown (.md), plain text (.txt) and HTML (.html), by file extension; OUT - writes to standard output: markdown for JSON input, JSON otherwise."
     )
 
-    @Argument(help: "The input file (.json, .md or .html).") var input: String
-    @Argument(help: "The output file (.json, .md or .html), or - for standard output.") var output: String
+    @Argument(help: "The input file (.json, .md, .txt or .html).") var input: String
+    @Argument(help: "The output file (.json, .md, .txt or .html), or - for standard output.") var output: String
     @Flag(help: "Fail (status 1, nothing written) when anything is warned about, such as what the output format cannot represent.")
     var strict = false
     @OptionGroup var config: ConfigOptions

@@ -115,6 +115,8 @@ struct DocumentLayout {
             (Theme.Keys.code, .code), (Theme.Keys.underline, Theme.Keys.underline),
         ]
         for (theme, markup) in pairs where attributes[theme] == .bool(true) { result[markup] = .bool(true) }
+        // An image's attachment record (its plugin's theme entry) is the pipeline's own.
+        if let attachment = attributes[.attachment] { result[.attachment] = attachment }
         // The theme tags a link's text with the link's node type; the URL is the node's and
         // not needed for drawing.
         if attributes[Theme.Keys.nodeType] == .string("link") { result[.link] = .string("") }

@@ -39,7 +39,7 @@ final class EditSession {
 
     enum Outcome { case `continue`, quit }
 
-    /// Opens `path` (.md through the markup plugin, .json as Lexical JSON; a missing file is a
+    /// Opens `path` (.md or .txt through its markup plugin, .json as Lexical JSON; a missing file is a
     /// new empty document) in a terminal of `size`.
     init(path: String, setup: MarkupSetup, size: (columns: Int, rows: Int)) throws {
         self.path = path
@@ -71,7 +71,7 @@ final class EditSession {
 
     enum EditError: Error, CustomStringConvertible {
         case unsupportedFile(String)
-        var description: String { "cannot edit \(path): only .md (markdown) and .json (Lexical JSON) files" }
+        var description: String { "cannot edit \(path): only .json (Lexical JSON) and the markup formats the configuration reads (.md, .txt)" }
         var path: String { switch self { case .unsupportedFile(let path): path } }
     }
 

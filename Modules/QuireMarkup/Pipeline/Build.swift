@@ -26,13 +26,23 @@ extension LayoutMetrics {
 
 /// Monospace terminal cells: East Asian wide and fullwidth characters and emoji take two cells,
 /// combining marks and other zero-width characters none, everything else one; a grapheme
-/// cluster takes the width of its widest scalar (an emoji ZWJ sequence is two cells). Every line
-/// is one row; an attachment is a box as wide as its label.
+/// cluster takes the width of its widest scalar (an emoji ZWJ sequence is two cells). A line of
+/// text is one row; an attachment is a box one row high and as wide as its label, or, with an
+/// ``imageCell`` and a known size, a box of the cells the image covers.
 public struct TerminalMetrics: LayoutMetrics {
-    /// A metric.
-    public init() {}
+    /// How many pixels of an image one cell stands for, or nil to draw every attachment as its
+    /// one-row label (what an editor whose lines are one row each wants).
+    public let imageCell: AttachmentSize?
 
-    public var name: String { "terminal" }
+    /// A metric drawing attachments as their one-row labels.
+    public init() { imageCell = nil }
+
+    /// A metric drawing an attachment of known size as a box of `imageCell`-sized cells (8 × 16
+    /// pixels is a common terminal cell); one of unknown size, or too small for a box (under 3
+    /// cells wide or 2 rows high), stays its one-row label.
+    public init(imageCell: AttachmentSize) { self.imageCell = imageCell }
+
+    public var name: String { imageCell.map { "terminal-\($0.width)x\($0.height)" } ?? "terminal" }
 
     /// The cell width of a cluster (0, 1 or 2).
     public static func cells(of cluster: Character) -> Int {
@@ -76,7 +86,12 @@ public struct TerminalMetrics: LayoutMetrics {
     public func advance(of cluster: Character, font: FontDescriptor) -> Double { Double(Self.cells(of: cluster)) }
     public func lineHeight(for font: FontDescriptor) -> Double { 1 }
     public func attachmentSize(intrinsic: AttachmentSize?, label: String, font: FontDescriptor) -> AttachmentSize {
-        AttachmentSize(width: width(of: label, font: font), height: 1)
+        if let imageCell, let intrinsic, imageCell.width > 0, imageCell.height > 0 {
+            let cells = AttachmentSize(width: (intrinsic.width / imageCell.width).rounded(.up), height: (intrinsic.height / imageCell.height).rounded(.up))
+            // Too small for a box around a label (a border on each side and a row inside): the label.
+            if cells.width >= 3, cells.height >= 2 { return cells }
+        }
+        return AttachmentSize(width: width(of: label, font: font), height: 1)
     }
 }
 
@@ -101,6 +116,8 @@ public final class AttachmentSizeCache: Sendable {
     struct Key: Hashable {
         var source: String
         var resolved: AttachmentResult?
+        var declaredWidth: Double?
+        var declaredHeight: Double?
         var font: FontDescriptor
         var metric: String
         var available: Double
@@ -238,11 +255,10 @@ public struct RunBuilder: Sendable {
             let runs = styled.runs.map { run -> BuiltRun in
                 guard let attachment = run.attachment else { return BuiltRun(range: run.range, style: run.style) }
                 let label = Self.label(for: attachment)
-                let key = AttachmentSizeCache.Key(source: attachment.source, resolved: attachment.result, font: run.style.font, metric: metrics.name, available: available)
+                let key = AttachmentSizeCache.Key(source: attachment.source, resolved: attachment.result, declaredWidth: attachment.declaredWidth,
+                                                  declaredHeight: attachment.declaredHeight, font: run.style.font, metric: metrics.name, available: available)
                 let size = cache.size(for: key) {
-                    var intrinsic: AttachmentSize?
-                    if case .loaded(let loaded)? = attachment.result { intrinsic = loaded.size }
-                    var size = metrics.attachmentSize(intrinsic: intrinsic, label: label, font: run.style.font)
+                    var size = metrics.attachmentSize(intrinsic: attachment.intrinsicSize, label: label, font: run.style.font)
                     if size.width > available, size.width > 0 {
                         size = AttachmentSize(width: available, height: size.height * available / size.width)
                     }
@@ -253,6 +269,26 @@ public struct RunBuilder: Sendable {
             paragraphs.append(BuiltParagraph(paragraph: styled.paragraph, indent: indent, marker: marker, runs: runs))
         }
         return BuiltText(units: text.units, paragraphs: paragraphs, proposalWidth: width)
+    }
+}
+
+extension AttachmentReference {
+    /// The size the attachment is drawn at before capping at the available width: the document's
+    /// width and height when it sets both (before or after the image loads, so the placeholder
+    /// already has the final size); with one of them set and the image loaded, the other from the
+    /// image's aspect ratio; else the loaded image's own size. nil while none is known (the
+    /// metric's default placeholder then).
+    ///
+    /// - Complexity: O(1).
+    public var intrinsicSize: AttachmentSize? {
+        var loaded: AttachmentSize?
+        if case .loaded(let attachment)? = result { loaded = attachment.size }
+        switch (declaredWidth, declaredHeight, loaded) {
+        case (let width?, let height?, _): return AttachmentSize(width: width, height: height)
+        case (let width?, nil, let own?) where own.width > 0: return AttachmentSize(width: width, height: own.height * width / own.width)
+        case (nil, let height?, let own?) where own.height > 0: return AttachmentSize(width: own.width * height / own.height, height: height)
+        default: return loaded
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import QuireTextStorage
 
 /// A block in a paragraph's nesting path: what it is, which one it is, and its position among
@@ -75,6 +76,10 @@ public struct IntentText: Hashable, Sendable {
         public static let source = "source"
         public static let alt = "alt"
         public static let title = "title"
+        /// The width and height the document sets (a Double each, in points), for a placeholder
+        /// sized before the image loads; absent when the document leaves the size to the image.
+        public static let width = "width"
+        public static let height = "height"
     }
 
     /// Stage 1: the document as intent text.
@@ -105,6 +110,30 @@ public struct IntentText: Hashable, Sendable {
             start = offset
         }
         self.init(text: AttributedText(terminated), paragraphs: paragraphs)
+    }
+
+    /// Stage 1 for a text view's storage: the paragraphs of ``init(plainText:)`` with the
+    /// storage's character attributes, so that an attachment record on a U+FFFC (an image
+    /// plugin's, through its theme) reaches the attachment stage as a markup image's does.
+    /// Offsets are the storage's UTF-16 offsets.
+    ///
+    /// - Complexity: O(n + r) for r attribute runs.
+    public init(storage: TextStorage) {
+        let plain = IntentText(plainText: storage.string)
+        var runs: [(length: Int, attributes: Attributes)] = []
+        if storage.length > 0 {
+            do {
+                runs = try storage.runs(in: NSRange(location: 0, length: storage.length)).map { ($0.range.length, $0.attributes) }
+            } catch {
+                preconditionFailure("the storage's whole range is in range: \(error)")
+            }
+        }
+        runs.append((1, .empty))  // the final "\n" every paragraph of intent text ends with
+        let text: AttributedText
+        do { text = try AttributedText(plain.text.string, runs: runs) } catch {
+            preconditionFailure("runs cover the storage's text and the final \"\\n\": \(error)")
+        }
+        self.init(text: text, paragraphs: plain.paragraphs)
     }
 
     /// The UTF-16 units of the paragraph's text without its final "\n".
