@@ -3,6 +3,7 @@ import Foundation
 import QuireMarkdown
 import QuireMarkup
 import QuireModel
+import QuirePlainText
 
 /// The configured markup formats and node mappings, from the same configuration as the registry.
 struct MarkupSetup {
@@ -66,6 +67,14 @@ struct MarkupSetup {
     func withDocumentFormats(_ error: MarkupError, _ names: [String]) -> MarkupError {
         guard case .unknownFormat(let name, let available) = error else { return error }
         return .unknownFormat(name, available: available + names)
+    }
+
+    /// Whether the configured format of `path`'s extension is plain text, whose paragraphs are
+    /// lines: drawn without blank lines between them, and edited without markdown shortcuts
+    /// (which would make blocks a text file cannot keep).
+    func isPlainText(_ path: String) -> Bool {
+        let fileExtension = Self.fileExtension(path)
+        return formats.parsers.first { $0.fileExtensions.contains(fileExtension) } is PlainTextFormat
     }
 
     /// The file's extension, lower-cased ("md", "json").

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import QuireMarkup
-import QuirePlainText
 import QuireTextStorage
 
 /// `quire show FILE --width N`: the document rendered through the markup pipeline to the terminal
@@ -51,10 +50,8 @@ struct ShowCommand: ParsableCommand {
         let built = BlockingTask.run { await pipeline.build(document, proposal: Double(width)) }
         let layout = TextLayout(built, width: Double(width), metrics: metrics)
         // A text file's paragraphs are its lines: drawn one under the other, not spaced as blocks.
-        let fileExtension = MarkupSetup.fileExtension(file)
-        let isPlainText = setup.formats.parsers.first { $0.fileExtensions.contains(fileExtension) } is PlainTextFormat
         var renderer = TerminalRenderer(built: built, layout: layout, width: width, ansi: !plain)
-        renderer.blankLineBetweenBlocks = !isPlainText
+        renderer.blankLineBetweenBlocks = !setup.isPlainText(file)
         let output = renderer.render()
         FileHandle.standardOutput.write(Data(output.utf8))
     }

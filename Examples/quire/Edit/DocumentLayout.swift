@@ -15,12 +15,14 @@ struct DocumentLayout {
     let built: BuiltText
     let layout: TextLayout
 
-    /// Lays out `editor`'s storage at `width` cells.
+    /// Lays out `editor`'s storage at `width` cells, images as `attachments` knows them; loads
+    /// of the images it does not know yet start, and `attachments`' callback says when each ends.
     ///
     /// - Complexity: O(n) in the document (a terminal view lays the whole text out per change).
-    init(editor: Editor, mappings: MarkupMappings, width: Int) {
+    init(editor: Editor, mappings: MarkupMappings, width: Int, attachments: LiveAttachments, loaded: @escaping @Sendable () -> Void) {
         let intent = Self.intentText(editor: editor, mappings: mappings)
-        let styled = StyleEnvironment().apply(to: intent)
+        attachments.request(in: intent) { _, _ in loaded() }
+        let styled = StyleEnvironment().apply(to: intent, attachments: attachments.results)
         built = RunBuilder(metrics: TerminalMetrics()).build(styled, proposal: Double(width))
         layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
     }

@@ -7,7 +7,7 @@ import Foundation
 struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Edit a document (.md or Lexical .json) in the terminal; a missing file is created on save.",
+        abstract: "Edit a document (.md, .txt or Lexical .json) in the terminal; a missing file is created on save.",
         discussion: """
         Keys: text and paste, Enter, Backspace, Delete, arrows, Home/End, PgUp/PgDn, Tab/Shift-Tab \
         (list indent, table cells), Ctrl-Z undo, Ctrl-Y redo, Ctrl-B bold, Ctrl-U underline, \
@@ -16,7 +16,7 @@ struct EditCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The document (.md or .json); created on save when missing.") var file: String
+    @Argument(help: "The document (.md, .txt or .json); created on save when missing.") var file: String
     @OptionGroup var config: ConfigOptions
 
     /// How long a lone ESC waits for the rest of a sequence.
@@ -42,6 +42,8 @@ struct EditCommand: ParsableCommand {
                 let size = terminal.size
                 try session.resize(columns: size.columns, rows: size.rows)
                 shown = nil
+            case .attachments:
+                session.attachmentsDidLoad()
             case .timeout:
                 for key in decoder.flush() where session.handle(key) == .quit { break loop }
             case .input:

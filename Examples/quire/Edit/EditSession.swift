@@ -27,11 +27,17 @@ final class EditSession {
     /// The latest layout, made when the viewport controller asks for a geometry.
     final class LayoutCache {
         let mappings: MarkupMappings
+        /// The document's images, loaded from files relative to it in the background.
+        let attachments: LiveAttachments
         var current: DocumentLayout?
-        init(mappings: MarkupMappings) { self.mappings = mappings }
+        init(mappings: MarkupMappings, attachments: LiveAttachments) {
+            self.mappings = mappings
+            self.attachments = attachments
+        }
 
         func make(_ editor: Editor, _ width: Double) -> DocumentLayout {
-            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)))
+            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)), attachments: attachments,
+                                        loaded: TerminalSignals.attachmentsLoaded)
             current = layout
             return layout
         }
@@ -58,8 +64,9 @@ final class EditSession {
             message = "New file; Ctrl-S creates it"
         }
         editor = try EditScript.makeEditor(state: state, contributions: setup.contributions)
-        try editor.install([MarkdownShortcuts()])
-        let cache = LayoutCache(mappings: setup.mappings)
+        if !setup.isPlainText(path) { try editor.install([MarkdownShortcuts()]) }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let cache = LayoutCache(mappings: setup.mappings, attachments: LiveAttachments(cache: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base))))
         self.cache = cache
         viewport = try ViewportController(
             editor: editor, viewport: Viewport(width: Double(size.columns), height: Double(max(1, size.rows - 1))), policy: .terminal
@@ -221,6 +228,12 @@ final class EditSession {
     }
 
     // MARK: Drawing
+
+    /// An image finished loading: the document is laid out again with its size (or its failure),
+    /// the text and the selection as they were.
+    func attachmentsDidLoad() {
+        viewport.geometryDidChange()
+    }
 
     func resize(columns: Int, rows: Int) throws {
         size = (columns, rows)

@@ -26,7 +26,7 @@ final class Terminal {
     }
 
     /// What woke ``waitForInput(timeoutMilliseconds:)``.
-    enum Wake { case input, resize, timeout }
+    enum Wake { case input, resize, attachments, timeout }
 
     private var original = termios()
     private var active = false
@@ -85,15 +85,16 @@ final class Terminal {
     /// Waits until input arrives, the terminal was resized, or the timeout passed (-1: none).
     func waitForInput(timeoutMilliseconds: Int32) -> Wake {
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: TerminalSignals.resizePipe.read, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: TerminalSignals.resizePipe.read, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: TerminalSignals.attachmentPipe.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            let result = poll(&fds, 2, timeoutMilliseconds)
+            let result = poll(&fds, 3, timeoutMilliseconds)
             if result < 0 && errno == EINTR { continue }
             if result <= 0 { return .timeout }
-            if fds[1].revents & Int16(POLLIN) != 0 {
+            for (index, wake) in [(1, Wake.resize), (2, Wake.attachments)] where fds[index].revents & Int16(POLLIN) != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
-                _ = read(TerminalSignals.resizePipe.read, &drain, drain.count)
-                return .resize
+                _ = read(fds[index].fd, &drain, drain.count)
+                return wake
             }
             return .input
         }
@@ -116,19 +117,31 @@ final class Terminal {
 /// The process-wide signal state: C signal handlers cannot capture, so what they need lives in
 /// globals written before the handlers are installed.
 enum TerminalSignals {
+    /// Wakes the poll loop: an attachment finished loading.
+    static func attachmentsLoaded() {
+        var byte: UInt8 = 1
+        _ = write(attachmentPipe.write, &byte, 1)
+    }
+
     /// SIGWINCH writes a byte here; the poll loop reads it.
     nonisolated(unsafe) static var resizePipe: (read: Int32, write: Int32) = (-1, -1)
+    /// A finished image load writes a byte here (`attachmentsLoaded()`), from the load's task; the
+    /// poll loop reads it and lays the document out again.
+    nonisolated(unsafe) static var attachmentPipe: (read: Int32, write: Int32) = (-1, -1)
     nonisolated(unsafe) static var saved = termios()
 
     static func install(original: termios) {
         saved = original
-        if resizePipe.read < 0 {
+        func makePipe(_ ends: inout (read: Int32, write: Int32)) {
+            guard ends.read < 0 else { return }
             var fds: [Int32] = [0, 0]
             if pipe(&fds) == 0 {
-                resizePipe = (fds[0], fds[1])
+                ends = (fds[0], fds[1])
                 _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
             }
         }
+        makePipe(&resizePipe)
+        makePipe(&attachmentPipe)
         signal(SIGWINCH) { _ in
             var byte: UInt8 = 1
             _ = write(TerminalSignals.resizePipe.write, &byte, 1)
