@@ -19,6 +19,10 @@ struct ShowCommand: ParsableCommand {
     @Flag(help: "With --html: fail (status 1, nothing written) when anything is warned about.") var strict = false
     @OptionGroup var config: ConfigOptions
 
+    /// The theme's block styles, but code blocks wrap: output written to a terminal cannot
+    /// scroll sideways.
+    static let blockStyles = BlockStyles.standard.replacing(.codeBlock, with: StandardBlockStyle(.codeBlock, codeOverflow: .wrap))
+
     /// The widths a terminal may have; the layout and every line drawn are sized by it.
     static let widths = 1...10_000
 
@@ -39,7 +43,7 @@ struct ShowCommand: ParsableCommand {
         let document = try setup.loadDocument(file)
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         let pipeline = MarkupPipeline(attachments: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base)),
-                                      builder: RunBuilder(metrics: TerminalMetrics()))
+                                      builder: RunBuilder(metrics: TerminalMetrics(), blockStyles: Self.blockStyles))
         // The root command is synchronous, so the async pipeline runs to completion here.
         let width = self.width
         let built = BlockingTask.run { await pipeline.build(document, proposal: Double(width)) }
@@ -68,7 +72,7 @@ enum BlockingTask {
     }
 }
 
-/// Draws a layout with ANSI styles: markers in the indent, quote bars, rules, tables with box
+/// Draws a layout with ANSI styles: the block styles' spacing as blank rows, markers in the indent, quote bars, rules, tables with box
 /// characters and attachments as labelled boxes.
 struct TerminalRenderer {
     let built: BuiltText
@@ -102,12 +106,10 @@ struct TerminalRenderer {
         var output = ""
         var paragraphIndex = 0
         let paragraphs = built.paragraphs
-        var previousTopLevel: Int?
         while paragraphIndex < paragraphs.count {
             let path = paragraphs[paragraphIndex].paragraph.path
-            // A blank line between top-level blocks.
-            if let previousTopLevel, previousTopLevel != path[0].id { output += "\n" }
-            previousTopLevel = path[0].id
+            // The block styles' spacing, collapsed between neighbours, as blank rows.
+            output += String(repeating: "\n", count: Int(paragraphs[paragraphIndex].spacingBefore.rounded()))
             if let table = path.first(where: { if case .table = $0.intent { true } else { false } }) {
                 var cellsByRow: [[String]] = []
                 var rowIDs: [Int] = []

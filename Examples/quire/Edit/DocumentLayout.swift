@@ -21,7 +21,8 @@ struct DocumentLayout {
     init(editor: Editor, mappings: MarkupMappings, width: Int) {
         let intent = Self.intentText(editor: editor, mappings: mappings)
         let styled = StyleEnvironment().apply(to: intent)
-        built = RunBuilder(metrics: TerminalMetrics()).build(styled, proposal: Double(width))
+        // The editor draws one row per line of the flat string: no block spacing.
+        built = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact).build(styled, proposal: Double(width))
         layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
     }
 

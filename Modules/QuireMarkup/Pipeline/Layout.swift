@@ -102,6 +102,9 @@ public struct TextLayout: Sendable {
     public let length: Int
     /// The total height.
     public private(set) var height: Double
+    /// What each paragraph (layout) does with long lines: a paragraph that scrolls
+    /// horizontally is never wrapped, so its lines may be wider than `width`.
+    public private(set) var overflow: [BlockOverflow]
     /// The line breaks: U+2028 (a hard break inside a paragraph).
     static let lineSeparator: UInt16 = 0x2028
 
@@ -114,9 +117,11 @@ public struct TextLayout: Sendable {
         lines = []
         firstLine = []
         height = 0
+        overflow = text.paragraphs.map(\.overflow)
         var y = 0.0
         for (index, paragraph) in text.paragraphs.enumerated() {
             firstLine.append(lines.count)
+            y += paragraph.spacingBefore
             let laid = Self.layoutParagraph(paragraph, index: index, units: text.units, width: width, metrics: metrics, y: &y)
             lines += laid
         }
@@ -150,7 +155,7 @@ public struct TextLayout: Sendable {
                 offset += count
             }
         }
-        let available = RunBuilder.contentWidth(width, indent: paragraph.indent)
+        let available = paragraph.overflow == .scrollHorizontally ? .infinity : RunBuilder.contentWidth(width, indent: paragraph.indent)
         // Greedy wrap: break after the last space that fits, else before the cluster that
         // overflows; spaces may hang past the edge; U+2028 forces a break after itself.
         var breaks: [Int] = []
