@@ -138,7 +138,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuireLink",
             "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -45,3 +45,24 @@ import Testing
     }
 }
 
+/// Links in `quire edit`'s live layout are hit-tested as in rendered documents.
+@Suite struct EditLinkHitTests {
+    @Test func aLinkInTheLiveEditorsLayoutIsFoundAtAScreenCell() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-edit-link-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("doc.md")
+        try "# Title\n\nSee [the docs](https://d.example/docs) here.\n".write(to: file, atomically: true, encoding: .utf8)
+        let session = try EditSession(path: file.path, setup: MarkupSetup(ConfigOptions.parse([])), size: (columns: 40, rows: 10))
+        _ = session.frame()
+        // The flat string is "Title\nSee the docs here.": the link is 10..<18, on row 1 at columns 4…11.
+        let hit = try #require(session.link(atColumn: 5, row: 1))
+        #expect(hit.url == "https://d.example/docs")
+        #expect(hit.range == 10..<18)
+        #expect(hit.frames == [LayoutRect(x: 4, y: 1, width: 8, height: 1)])
+        #expect(session.link(atColumn: 11, row: 1)?.url == "https://d.example/docs")
+        for (column, row) in [(3, 1), (12, 1), (5, 0), (5, 2)] {
+            #expect(session.link(atColumn: column, row: row) == nil, "column \(column), row \(row)")
+        }
+    }
+}

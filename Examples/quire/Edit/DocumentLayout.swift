@@ -1,5 +1,6 @@
 import Foundation
 import QuireEditor
+import QuireLink
 import QuireMarkup
 import QuireModel
 import QuireSelection
@@ -116,9 +117,13 @@ struct DocumentLayout {
             (Theme.Keys.code, .code), (Theme.Keys.underline, Theme.Keys.underline),
         ]
         for (theme, markup) in pairs where attributes[theme] == .bool(true) { result[markup] = .bool(true) }
-        // The theme tags a link's text with the link's node type; the URL is the node's and
-        // not needed for drawing.
-        if attributes[Theme.Keys.nodeType] == .string("link") { result[.link] = .string("") }
+        // The link plugin's theme puts the link's URL on its text, so the layout can hit-test
+        // it; without that entry the node type still marks the text as a link.
+        if case .string(let url)? = attributes[LinkTheme.Keys.link] {
+            result[.link] = .string(url)
+        } else if attributes[Theme.Keys.nodeType] == .string("link") {
+            result[.link] = .string("")
+        }
         return Attributes(result)
     }
 }

@@ -345,18 +345,11 @@ public struct TextLayout: Sendable {
         return frames
     }
 
-    /// The link target under `point`, if the point is over linked text.
+    /// The link target under `point`, if the point is over linked text (``linkHit(at:)`` gives
+    /// its range and frames too).
     ///
-    /// - Complexity: O(log n).
-    public func link(at point: LayoutPoint) -> String? {
-        let global = lineIndex(atY: point.y)
-        let line = lines[global]
-        guard point.y >= line.y, point.y < line.y + line.height else { return nil }
-        for run in runsNear(point.x, in: line) where point.x >= run.x && point.x < run.x + run.width {
-            return run.style.link
-        }
-        return nil
-    }
+    /// - Complexity: O(log n + k) for the k runs of the link.
+    public func link(at point: LayoutPoint) -> String? { linkHit(at: point)?.url }
 
     func runsNear(_ x: Double, in line: LayoutLine) -> ArraySlice<LayoutRun> {
         guard !line.runs.isEmpty else { return [] }
