@@ -139,7 +139,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText", "QuireLink",
             "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -149,7 +149,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire", "QuireJSON"],
+        dependencies: ["quire", "QuireJSON", "QuireMarkup"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),

@@ -23,6 +23,10 @@ struct ShowCommand: ParsableCommand {
     /// cells it would cover (capped at the width), labelled with its alt text.
     static let imageCell = AttachmentSize(width: 8, height: 16)
 
+    /// The theme's block styles, but code blocks wrap: output written to a terminal cannot
+    /// scroll sideways.
+    static let blockStyles = BlockStyles.standard.replacing(.codeBlock, with: StandardBlockStyle(.codeBlock, codeOverflow: .wrap))
+
     /// The widths a terminal may have; the layout and every line drawn are sized by it.
     static let widths = 1...10_000
 
@@ -43,16 +47,15 @@ struct ShowCommand: ParsableCommand {
         let document = try setup.loadDocument(file)
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         let metrics = TerminalMetrics(imageCell: Self.imageCell)
+        // A text file's paragraphs are its lines: drawn one under the other, not spaced as blocks.
+        let blockStyles = setup.isPlainText(file) ? BlockStyles.compact : Self.blockStyles
         let pipeline = MarkupPipeline(attachments: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base)),
-                                      builder: RunBuilder(metrics: metrics))
+                                      builder: RunBuilder(metrics: metrics, blockStyles: blockStyles))
         // The root command is synchronous, so the async pipeline runs to completion here.
         let width = self.width
         let built = BlockingTask.run { await pipeline.build(document, proposal: Double(width)) }
         let layout = TextLayout(built, width: Double(width), metrics: metrics)
-        // A text file's paragraphs are its lines: drawn one under the other, not spaced as blocks.
-        var renderer = TerminalRenderer(built: built, layout: layout, width: width, ansi: !plain)
-        renderer.blankLineBetweenBlocks = !setup.isPlainText(file)
-        let output = renderer.render()
+        let output = TerminalRenderer(built: built, layout: layout, width: width, ansi: !plain).render()
         FileHandle.standardOutput.write(Data(output.utf8))
     }
 }
@@ -76,7 +79,7 @@ enum BlockingTask {
     }
 }
 
-/// Draws a layout with ANSI styles: markers in the indent, quote bars, rules, tables with box
+/// Draws a layout with ANSI styles: the block styles' spacing as blank rows, markers in the indent, quote bars, rules, tables with box
 /// characters and attachments as labelled boxes.
 struct TerminalRenderer {
     let built: BuiltText
@@ -86,8 +89,6 @@ struct TerminalRenderer {
     /// Whether a run's text is underlined beyond what its style says (the editor's underline
     /// format, which markup has no intent for).
     var underlined: (Range<Int>) -> Bool = { _ in false }
-    /// Whether top-level blocks are separated by a blank line (not for a text file's lines).
-    var blankLineBetweenBlocks = true
 
     func text(_ range: Range<Int>) -> String {
         String(decoding: built.units[range], as: UTF16.self).replacingOccurrences(of: "\u{2028}", with: "")
@@ -112,12 +113,10 @@ struct TerminalRenderer {
         var output = ""
         var paragraphIndex = 0
         let paragraphs = built.paragraphs
-        var previousTopLevel: Int?
         while paragraphIndex < paragraphs.count {
             let path = paragraphs[paragraphIndex].paragraph.path
-            // A blank line between top-level blocks.
-            if blankLineBetweenBlocks, let previousTopLevel, previousTopLevel != path[0].id { output += "\n" }
-            previousTopLevel = path[0].id
+            // The block styles' spacing, collapsed between neighbours, as blank rows.
+            output += String(repeating: "\n", count: Int(paragraphs[paragraphIndex].spacingBefore.rounded()))
             if let table = path.first(where: { if case .table = $0.intent { true } else { false } }) {
                 var cellsByRow: [[String]] = []
                 var rowIDs: [Int] = []

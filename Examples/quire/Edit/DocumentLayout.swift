@@ -1,5 +1,6 @@
 import Foundation
 import QuireEditor
+import QuireLink
 import QuireMarkup
 import QuireModel
 import QuireSelection
@@ -23,7 +24,8 @@ struct DocumentLayout {
         let intent = Self.intentText(editor: editor, mappings: mappings)
         attachments.request(in: intent) { _, _ in loaded() }
         let styled = StyleEnvironment().apply(to: intent, attachments: attachments.results)
-        built = RunBuilder(metrics: TerminalMetrics()).build(styled, proposal: Double(width))
+        // The editor draws one row per line of the flat string: no block spacing.
+        built = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact).build(styled, proposal: Double(width))
         layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
     }
 
@@ -119,9 +121,13 @@ struct DocumentLayout {
         for (theme, markup) in pairs where attributes[theme] == .bool(true) { result[markup] = .bool(true) }
         // An image's attachment record (its plugin's theme entry) is the pipeline's own.
         if let attachment = attributes[.attachment] { result[.attachment] = attachment }
-        // The theme tags a link's text with the link's node type; the URL is the node's and
-        // not needed for drawing.
-        if attributes[Theme.Keys.nodeType] == .string("link") { result[.link] = .string("") }
+        // The link plugin's theme puts the link's URL on its text, so the layout can hit-test
+        // it; without that entry the node type still marks the text as a link.
+        if case .string(let url)? = attributes[LinkTheme.Keys.link] {
+            result[.link] = .string(url)
+        } else if attributes[Theme.Keys.nodeType] == .string("link") {
+            result[.link] = .string("")
+        }
         return Attributes(result)
     }
 }

@@ -83,6 +83,15 @@ final class EditSession {
     }
 
     private var layout: DocumentLayout { cache.current ?? cache.make(editor, Double(size.columns)) }
+
+    /// The link under a cell of the document area (0-based column and row on screen), hit-tested
+    /// in the layout the screen shows: its URL, range in the flat string and frames.
+    ///
+    /// - Complexity: O(log n + k), as `TextLayout.linkHit(at:)`.
+    func link(atColumn column: Int, row: Int) -> LinkHit? {
+        let top = viewport.viewport.offset.rounded(.down)
+        return layout.layout.linkHit(at: LayoutPoint(x: Double(column) + 0.5, y: top + Double(row) + 0.5))
+    }
     private var caret: Int { editor.nativeSelection?.upperBound ?? 0 }
 
     // MARK: Keys

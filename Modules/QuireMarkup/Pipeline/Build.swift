@@ -157,7 +157,8 @@ public struct BuiltRun: Hashable, Sendable {
 }
 
 /// A paragraph ready for layout: its indentation, the marker drawn in the indent (a bullet, a
-/// number, a checkbox, a quote bar), and its runs.
+/// number, a checkbox, a quote bar), the space above it and what its long lines do — all from
+/// the block styles of the blocks around it — and its runs.
 public struct BuiltParagraph: Hashable, Sendable {
     public var paragraph: IntentParagraph
     /// The left indent in layout units.
@@ -165,6 +166,11 @@ public struct BuiltParagraph: Hashable, Sendable {
     /// Drawn at the start of the first line, right-aligned in the indent; empty for none.
     public var marker: String
     public var runs: [BuiltRun]
+    /// The space between the paragraph above and this one: the block spacings that meet there,
+    /// collapsed (0 for the first paragraph).
+    public var spacingBefore: Double = 0
+    /// Whether long lines wrap or the paragraph scrolls horizontally.
+    public var overflow: BlockOverflow = .wrap
 }
 
 /// Stage 5's output.
@@ -181,11 +187,15 @@ public struct BuiltText: Hashable, Sendable {
 public struct RunBuilder: Sendable {
     public let metrics: any LayoutMetrics
     public let cache: AttachmentSizeCache
+    /// The style of each kind of block: indents, markers, spacing, overflow.
+    public var blockStyles: BlockStyles
 
-    /// A builder measuring with `metrics` and caching attachment sizes in `cache`.
-    public init(metrics: any LayoutMetrics, cache: AttachmentSizeCache = AttachmentSizeCache()) {
+    /// A builder measuring with `metrics`, caching attachment sizes in `cache` and decorating
+    /// blocks with `blockStyles`.
+    public init(metrics: any LayoutMetrics, cache: AttachmentSizeCache = AttachmentSizeCache(), blockStyles: BlockStyles = .standard) {
         self.metrics = metrics
         self.cache = cache
+        self.blockStyles = blockStyles
     }
 
     /// The placeholder label of an attachment.
@@ -206,36 +216,93 @@ public struct RunBuilder: Sendable {
         max(width - indent, width / 4, 1)
     }
 
-    /// The indent and marker a paragraph gets from its path.
-    func decoration(_ path: [BlockIdentity], firstInItem: Set<Int>) -> (indent: Double, marker: String) {
-        let font = FontDescriptor(family: "body", size: 16)
-        let cell = metrics.advance(of: " ", font: font)
-        var indent = 0.0
-        var marker = ""
-        for (depth, block) in path.enumerated() {
-            switch block.intent {
-            case .blockQuote:
-                indent += 2 * cell
-                marker = "│"
-            case .listItem(let checked):
-                guard depth > 0, case .list(let style, _) = path[depth - 1].intent else { continue }
-                let text: String
-                switch style {
-                case .bullet: text = "•"
-                case .ordered(let start):
-                    // A parser may hand over any start: the number saturates rather than trap.
-                    let (number, overflow) = start.addingReportingOverflow(block.ordinal)
-                    text = "\(overflow ? Int.max : number)."
-                case .task: text = (checked ?? false) ? "☑" : "☐"
+    /// The marker of a list item in `list`.
+    static func listMarker(_ item: BlockIdentity, in list: BlockIntent) -> String? {
+        guard case .list(let style, _) = list, case .listItem(let checked) = item.intent else { return nil }
+        switch style {
+        case .bullet: return "•"
+        case .ordered(let start):
+            // A parser may hand over any start: the number saturates rather than trap.
+            let (number, overflow) = start.addingReportingOverflow(item.ordinal)
+            return "\(overflow ? Int.max : number)."
+        case .task: return (checked ?? false) ? "☑" : "☐"
+        }
+    }
+
+    /// Where each block's paragraphs are and how big each table is: what the block styles are
+    /// told beyond a paragraph's own path.
+    struct BlockExtents {
+        /// The first and last paragraph index of each block, by block id.
+        var paragraphs: [Int: ClosedRange<Int>] = [:]
+        /// Each table's row count and widest row, by table id.
+        var tableSizes: [Int: (rows: Int, columns: Int)] = [:]
+
+        init(_ paragraphs: [StyledParagraph]) {
+            var rowsSeen: [Int: Set<Int>] = [:]
+            for (index, styled) in paragraphs.enumerated() {
+                let path = styled.paragraph.path
+                for block in path {
+                    self.paragraphs[block.id] = (self.paragraphs[block.id]?.lowerBound ?? index)...index
                 }
-                indent += Double(max(2, text.count + 1)) * cell
-                marker = firstInItem.contains(block.id) ? text : ""
-            case .codeBlock:
-                indent += 2 * cell
-            default: break
+                for (depth, block) in path.enumerated() where depth >= 2 && block.intent.kind == .tableCell {
+                    let table = path[depth - 2].id
+                    rowsSeen[table, default: []].insert(path[depth - 1].id)
+                    let size = tableSizes[table] ?? (0, 0)
+                    tableSizes[table] = (rowsSeen[table]?.count ?? 0, max(size.columns, block.ordinal + 1))
+                }
             }
         }
-        return (indent, marker)
+    }
+
+    /// A paragraph's decoration from the styles of the blocks in its path: indents add up, the
+    /// innermost marker and scrolling block win, and the paragraph's top (bottom) spacing is the
+    /// largest of the blocks it starts (ends).
+    ///
+    /// - Complexity: O(d) for a path of depth d, plus the styles' own work.
+    func decoration(of index: Int, _ paragraph: IntentParagraph, content: String, extents: BlockExtents)
+        -> (indent: Double, marker: String, top: Double, bottom: Double, overflow: BlockOverflow) {
+        let body = FontDescriptor(family: "body", size: 16)
+        let spaceWidth = metrics.advance(of: " ", font: body)
+        let lineHeight = metrics.lineHeight(for: body)
+        let path = paragraph.path
+        var result = (indent: 0.0, marker: "", top: 0.0, bottom: 0.0, overflow: BlockOverflow.wrap)
+        var listDepth = 0
+        var quoteDepth = 0
+        var tight = false
+        for (depth, block) in path.enumerated() {
+            let parent = depth > 0 ? path[depth - 1] : nil
+            var configuration = BlockStyleConfiguration(
+                block: block, enclosing: Array(path[..<depth]), content: content,
+                isFirstParagraph: extents.paragraphs[block.id]?.lowerBound ?? index == index,
+                isLastParagraph: extents.paragraphs[block.id]?.upperBound ?? index == index,
+                spaceWidth: spaceWidth, lineHeight: lineHeight)
+            switch block.intent {
+            case .heading(let level): configuration.headingLevel = level
+            case .list(_, let isTight):
+                listDepth += 1
+                tight = isTight
+            case .listItem: configuration.listMarker = parent.flatMap { Self.listMarker(block, in: $0.intent) }
+            case .blockQuote: quoteDepth += 1
+            case .codeBlock(let language): configuration.codeLanguage = language
+            case .tableCell(let column, let alignment):
+                if depth >= 2, case .tableRow(let isHeader) = path[depth - 1].intent {
+                    let size = extents.tableSizes[path[depth - 2].id] ?? (1, column + 1)
+                    configuration.table = TableGeometry(row: path[depth - 1].ordinal, column: column, rowCount: size.rows,
+                                                        columnCount: size.columns, isHeader: isHeader, alignment: alignment)
+                }
+            default: break
+            }
+            configuration.listDepth = listDepth
+            configuration.quoteDepth = quoteDepth
+            configuration.isInTightList = tight
+            let decoration = blockStyles[block.intent.kind].decoration(configuration)
+            result.indent += decoration.indent
+            if let marker = decoration.marker { result.marker = marker }
+            if decoration.overflow == .scrollHorizontally { result.overflow = .scrollHorizontally }
+            if configuration.isFirstParagraph { result.top = max(result.top, decoration.spacing.top) }
+            if configuration.isLastParagraph { result.bottom = max(result.bottom, decoration.spacing.bottom) }
+        }
+        return result
     }
 
     /// Builds `text` for a width proposal.
@@ -244,13 +311,13 @@ public struct RunBuilder: Sendable {
     ///   and available width (cached).
     public func build(_ text: StyledText, proposal width: Double) -> BuiltText {
         var paragraphs: [BuiltParagraph] = []
-        var seenItems: Set<Int> = []
-        for styled in text.paragraphs {
-            var firstInItem: Set<Int> = []
-            for block in styled.paragraph.path where block.intent.isListItem && seenItems.insert(block.id).inserted {
-                firstInItem.insert(block.id)
-            }
-            let (indent, marker) = decoration(styled.paragraph.path, firstInItem: firstInItem)
+        let extents = BlockExtents(text.paragraphs)
+        var bottomAbove: Double?
+        for (index, styled) in text.paragraphs.enumerated() {
+            let range = styled.paragraph.range
+            let content = String(decoding: text.units[range.lowerBound..<max(range.lowerBound, range.upperBound - 1)], as: UTF16.self)
+            let decoration = decoration(of: index, styled.paragraph, content: content, extents: extents)
+            let indent = decoration.indent
             let available = Self.contentWidth(width, indent: indent)
             let runs = styled.runs.map { run -> BuiltRun in
                 guard let attachment = run.attachment else { return BuiltRun(range: run.range, style: run.style) }
@@ -266,7 +333,11 @@ public struct RunBuilder: Sendable {
                 }
                 return BuiltRun(range: run.range, style: run.style, attachment: attachment, size: size, label: label)
             }
-            paragraphs.append(BuiltParagraph(paragraph: styled.paragraph, indent: indent, marker: marker, runs: runs))
+            // The first paragraph has nothing above it to keep apart from.
+            let spacing = bottomAbove.map { BlockSpacing.collapsed(bottom: $0, top: decoration.top) } ?? 0
+            bottomAbove = decoration.bottom
+            paragraphs.append(BuiltParagraph(paragraph: styled.paragraph, indent: indent, marker: decoration.marker, runs: runs,
+                                             spacingBefore: spacing, overflow: decoration.overflow))
         }
         return BuiltText(units: text.units, paragraphs: paragraphs, proposalWidth: width)
     }
@@ -298,9 +369,3 @@ extension BuiltRun {
     }
 }
 
-extension BlockIntent {
-    var isListItem: Bool {
-        if case .listItem = self { return true }
-        return false
-    }
-}

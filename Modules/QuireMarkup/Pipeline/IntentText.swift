@@ -57,7 +57,8 @@ public struct IntentParagraph: Hashable, Sendable {
 
 /// Stage 1 of the pipeline: markup as attributed text carrying intents. Inline intents are
 /// character attributes (bold, italic, strikethrough, code, link, attachment); block intents
-/// are per-paragraph paths of `BlockIdentity`. Every paragraph ends with "\n"; an attachment
+/// are per-paragraph paths of `BlockIdentity`. Every paragraph ends with "\n" (a code block's
+/// lines are separated by U+2028, a break inside its one paragraph); an attachment
 /// (image) is U+FFFC with an `.attachment` record (source, alt, title).
 public struct IntentText: Hashable, Sendable {
     /// The text and its character attributes.
@@ -187,7 +188,10 @@ struct IntentTextBuilder {
         case .codeBlock, .htmlBlock:
             var literal = Substring(block.literal)
             if literal.hasSuffix("\n") { literal = literal.dropLast() }
-            paragraph(path: path) { $0.append(String(literal), block.intent == .htmlBlock ? [.rawMarkup: true] : [.code: true]) }
+            // The literal's line ends are breaks inside the one paragraph (U+2028), as the
+            // layout breaks lines only there: a "\n" would end the paragraph.
+            let lines = String(String.UnicodeScalarView(literal.unicodeScalars.map { $0 == "\n" ? "\u{2028}" : $0 }))
+            paragraph(path: path) { $0.append(lines, block.intent == .htmlBlock ? [.rawMarkup: true] : [.code: true]) }
         case .thematicBreak:
             paragraph(path: path) { _ in }
         case .blockQuote, .list, .listItem, .table, .tableRow, .footnoteDefinition:
