@@ -35,6 +35,11 @@ let modules: [ModuleRow] = [
     ModuleRow(name: "QuireInteraction", dependencies: [
         "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuirePositionIndex",
     ], testDependencies: ["QuireAlgorithms", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireMarkup", "QuireReconciler", "QuireSelection", "QuireTestSupport"]),
+    // The edit-script format (JSON Lines of text-view edits and interaction steps): replayed by the
+    // CLI's edit-script and collab-script, driven by tests, fed arbitrary bytes by the fuzzers.
+    ModuleRow(name: "QuireEditScript", dependencies: [
+        "QuireJSON", "QuireModel", "QuireEditor", "QuireInteraction", "QuireMarkup", "QuireStyle", "QuireTextStorage",
+    ], testDependencies: ["QuireJSON", "QuireModel", "QuireEditor", "QuireCatalog", "QuireConfig"]),
     // The sync server and client. Their networking and database packages are needed only by these
     // rows, their test targets and the `quire` CLI, so nothing else builds them.
     ModuleRow(name: "QuireSyncProtocol", dependencies: ["QuireCRDT"], testDependencies: ["QuireAlgorithms", "QuireCRDT", "QuireTestSupport"]),
@@ -140,7 +145,7 @@ var targets: [Target] = [
         name: "quire",
         dependencies: [
             "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText", "QuireLink",
-            "QuireInteraction", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
+            "QuireInteraction", "QuireEditScript", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

@@ -19,6 +19,7 @@ let harnesses: [HarnessRow] = [
     HarnessRow(name: "CRDTBinaryFuzz", dependencies: ["QuireCRDT"], support: ["CRDTFuzzSupport"]),
     HarnessRow(name: "LoroJSONFuzz", dependencies: ["QuireCRDT"], support: ["CRDTFuzzSupport"]),
     HarnessRow(name: "TraceFuzz", dependencies: ["QuireCRDT"]),
+    HarnessRow(name: "EditScriptFuzz", dependencies: ["QuireEditScript", "QuireEditor", "QuireModel", "QuireConfig", "QuireCatalog"]),
 ]
 
 let package = Package(

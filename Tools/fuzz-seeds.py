@@ -71,6 +71,16 @@ def main():
         trace["endContent"] = ""
         write("TraceFuzz", json.dumps(trace, ensure_ascii=False), path.name[:-3])
 
+    # Edit scripts: the steps each CLI test sends (raw string literals starting {"op"), one script
+    # per test function, and the example collaboration script (its sync steps are refused lines).
+    for path in sorted((ROOT / "Tests" / "QuireCLITests").glob("*.swift")):
+        for index, body in enumerate(re.split(r"@Test", path.read_text())[1:]):
+            steps = re.findall(r'#"(\{"op".*?\})"#', body)
+            if steps:
+                write("EditScriptFuzz", "\n".join(steps) + "\n", f"{path.stem}-{index}.jsonl")
+    for path in sorted((ROOT / "Examples" / "collab").glob("*.jsonl")):
+        write("EditScriptFuzz", path.read_bytes(), path.name)
+
     for harness in sorted(p.name for p in CORPUS.iterdir()):
         print(f"{harness}: {len(list((CORPUS / harness).iterdir()))} seeds")
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuireBridge
 import QuireCRDT
+import QuireEditScript
 import QuireEditor
 import QuireModel
 
@@ -33,10 +34,10 @@ struct CollabScript: ParsableCommand {
     func run() throws {
         let loaded = try config.load()
         var session = try CollabSession(
-            initial: EditScript.initialState(document, registry: loaded.registry),
+            initial: EditScriptCommand.initialState(document, registry: loaded.registry),
             contributions: loaded.configuration.plugins.contributions
         )
-        try EditScript.forEachStep(in: script) { step in try session.apply(step) }
+        try EditScript.forEachStep(in: InputFile.read(script)) { step in try session.apply(step) }
         print(JSONWriter().string(.object(session.result())))
     }
 }
@@ -71,7 +72,7 @@ struct CollabSession {
 
     /// Applies one step of the script.
     mutating func apply(_ step: JSONValue) throws {
-        guard let object = step.objectValue else { throw EditScript.StepError(line: 0, message: "a step must be a JSON object") }
+        guard let object = step.objectValue else { throw EditScriptError(line: 0, message: "a step must be a JSON object") }
         switch object["op"]?.stringValue {
         case "sync":
             try sync(from: existing(object, "from"), to: existing(object, "to"))
@@ -79,23 +80,23 @@ struct CollabSession {
             try syncAll()
         default:
             guard let name = object["peer"]?.stringValue else {
-                throw EditScript.StepError(line: 0, message: "an edit step needs a string \"peer\"")
+                throw EditScriptError(line: 0, message: "an edit step needs a string \"peer\"")
             }
             let peer = try self.peer(named: name)
             try EditScript.apply(step, to: peer.editor, interaction: peer.interaction)
             if let error = peer.failures.errors.first {
                 peer.failures.errors.removeAll()
-                throw EditScript.StepError(line: 0, message: "peer \"\(name)\": the edit could not be written to its CRDT document: \(error)")
+                throw EditScriptError(line: 0, message: "peer \"\(name)\": the edit could not be written to its CRDT document: \(error)")
             }
         }
     }
 
     /// The peer a sync step names in `key`; it must exist.
     private func existing(_ object: JSONObject, _ key: String) throws -> Peer {
-        guard let name = object[key]?.stringValue else { throw EditScript.StepError(line: 0, message: "\"sync\" needs a string \"\(key)\"") }
+        guard let name = object[key]?.stringValue else { throw EditScriptError(line: 0, message: "\"sync\" needs a string \"\(key)\"") }
         guard let peer = peers[name] else {
             let known = names.isEmpty ? "none yet" : names.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw EditScript.StepError(line: 0, message: "\"sync\" names peer \"\(name)\", which does not exist (peers: \(known))")
+            throw EditScriptError(line: 0, message: "\"sync\" names peer \"\(name)\", which does not exist (peers: \(known))")
         }
         return peer
     }

@@ -9,7 +9,7 @@ struct Quire: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire",
         abstract: "Quire's example command line: render, convert and check Lexical documents.",
-        subcommands: [Render.self, Export.self, Check.self, Plugins.self, EditScript.self, CollabScript.self, TraceCommand.self, CRDTCommand.self, ConvertCommand.self, ShowCommand.self, EditCommand.self, ServeCommand.self, SyncCommand.self]
+        subcommands: [Render.self, Export.self, Check.self, Plugins.self, EditScriptCommand.self, CollabScript.self, TraceCommand.self, CRDTCommand.self, ConvertCommand.self, ShowCommand.self, EditCommand.self, ServeCommand.self, SyncCommand.self]
     )
 
     /// Runs the command; every failure is one line on standard error, `quire: <what> (<where>)`,

@@ -1,4 +1,5 @@
 import Foundation
+import QuireEditScript
 import QuireEditor
 import QuireInteraction
 import QuireMarkdown

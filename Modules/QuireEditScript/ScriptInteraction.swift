@@ -1,20 +1,24 @@
 import QuireEditor
 import QuireInteraction
+import QuireJSON
 import QuireMarkup
 import QuireModel
 
 /// What a script's interaction steps keep for one editor (a collab script keeps one per peer):
 /// live reload with its deferral, the highlight layer, and the terminal viewport once a
 /// `viewport` step set one.
-final class ScriptInteraction {
-    let editor: Editor
+public final class ScriptInteraction {
+    /// The ops this type applies; ``EditScript/apply(_:to:interaction:)`` refuses them without one.
+    public static let operations: Set<String> = ["reload", "suggest", "viewport", "userScroll", "highlight", "focus"]
+
+    public let editor: Editor
     let reloader: LiveReload
-    let highlights = HighlightLayer()
+    public let highlights = HighlightLayer()
     let applier: HighlightApplier
-    private(set) var viewport: ViewportController?
+    public private(set) var viewport: ViewportController?
     private var highlighted = false
 
-    init(editor: Editor) {
+    public init(editor: Editor) {
         self.editor = editor
         reloader = LiveReload(editor: editor)
         applier = HighlightApplier(target: highlights)
@@ -25,61 +29,55 @@ final class ScriptInteraction {
 
     /// Runs an editor step with the reason it gives the viewport.
     @discardableResult
-    func perform<T>(_ reason: ScrollReason, _ body: () throws -> T) throws -> T {
+    public func perform<T>(_ reason: ScrollReason, _ body: () throws -> T) throws -> T {
         guard let viewport else { return try body() }
         return try viewport.perform(reason, body)
     }
 
     /// Applies `op` if it is an interaction step; false when it is not one.
-    func apply(_ op: String, _ object: JSONObject) throws -> Bool {
-        func int(_ key: String) throws -> Int {
-            guard let value = object[key]?.intValue else { throw EditScript.StepError(line: 0, message: "\"\(op)\" needs an integer \"\(key)\"") }
-            return value
-        }
-        func string(_ key: String) throws -> String {
-            guard let value = object[key]?.stringValue else { throw EditScript.StepError(line: 0, message: "\"\(op)\" needs a string \"\(key)\"") }
-            return value
-        }
+    public func apply(_ op: String, _ object: JSONObject) throws -> Bool {
+        guard Self.operations.contains(op) else { return false }
+        let fields = StepFields(op: op, object: object)
         switch op {
         case "reload":
-            try reloader.reload(text: string("text"))
+            try reloader.reload(text: fields.string("text"))
         case "suggest":
             var replacing = SuggestionReplacement.selection
             if let value = object["replace"] {
                 switch value.stringValue {
                 case "word"?: replacing = .word
                 case "selection"?: replacing = .selection
-                default: throw EditScript.StepError(line: 0, message: "\"replace\" is \"word\" or \"selection\"")
+                default: throw EditScriptError(line: 0, message: "\"replace\" is \"word\" or \"selection\"")
                 }
             }
-            let word = try string("word")
+            let word = try fields.string("word")
             try perform(.suggestion) { try editor.insertSuggestion(word, replacing: replacing) }
         case "viewport":
-            let columns = try int("width")
-            let rows = try int("height")
-            guard columns > 0, rows > 0 else { throw EditScript.StepError(line: 0, message: "a viewport needs a positive width and height, not \(columns)×\(rows)") }
+            let columns = try fields.int("width")
+            let rows = try fields.int("height")
+            guard columns > 0, rows > 0 else { throw EditScriptError(line: 0, message: "a viewport needs a positive width and height, not \(columns)×\(rows)") }
             if let viewport {
                 try viewport.resize(width: Double(columns), height: Double(rows))
             } else {
                 viewport = try ViewportController.terminal(editor: editor, columns: columns, rows: rows)
             }
         case "userScroll":
-            let row = try int("row")
-            guard let viewport else { throw EditScript.StepError(line: 0, message: "\"userScroll\" needs a viewport step before it") }
+            let row = try fields.int("row")
+            guard let viewport else { throw EditScriptError(line: 0, message: "\"userScroll\" needs a viewport step before it") }
             let allowed = viewport.viewport.offsetRange(contentHeight: viewport.geometry.contentHeight, overscroll: viewport.policy.overscroll)
             guard Double(row) >= allowed.lowerBound, Double(row) <= allowed.upperBound else {
-                throw EditScript.StepError(line: 0, message: "row \(row) is outside the rows a viewport can start at (0...\(Int(allowed.upperBound)))")
+                throw EditScriptError(line: 0, message: "row \(row) is outside the rows a viewport can start at (0...\(Int(allowed.upperBound)))")
             }
             viewport.userDidScroll(to: Double(row), state: .reading)
         case "highlight":
-            guard let ranges = object["ranges"]?.arrayValue else { throw EditScript.StepError(line: 0, message: "\"highlight\" needs \"ranges\": [[start, end, name], …]") }
+            guard let ranges = object["ranges"]?.arrayValue else { throw EditScriptError(line: 0, message: "\"highlight\" needs \"ranges\": [[start, end, name], …]") }
             var wanted: [Highlight] = []
             for (index, range) in ranges.enumerated() {
                 guard let triple = range.arrayValue, triple.count == 3, let start = triple[0].intValue, let end = triple[1].intValue,
                       let name = triple[2].stringValue else {
-                    throw EditScript.StepError(line: 0, message: "\"ranges\"[\(index)] is not [start, end, name]")
+                    throw EditScriptError(line: 0, message: "\"ranges\"[\(index)] is not [start, end, name]")
                 }
-                guard start >= 0, end >= start else { throw EditScript.StepError(line: 0, message: "\"ranges\"[\(index)]: invalid range \(start)..<\(end)") }
+                guard start >= 0, end >= start else { throw EditScriptError(line: 0, message: "\"ranges\"[\(index)]: invalid range \(start)..<\(end)") }
                 wanted.append(Highlight(start..<end, name: name))
             }
             try applier.apply(wanted, length: editor.reconciler.index.totalLength)
@@ -94,14 +92,14 @@ final class ScriptInteraction {
     }
 
     /// After every step: a reload that waited for a composition goes in once it ended.
-    func afterStep() throws {
+    public func afterStep() throws {
         try reloader.applyPending()
     }
 
     /// The script output's interaction fields: the viewport and the caret in terminal cells
     /// (0-based, after soft wrapping at the viewport's width) once a viewport was set, and the
     /// highlights once a highlight step ran.
-    var output: [(key: String, value: JSONValue)] {
+    public var output: [(key: String, value: JSONValue)] {
         var fields: [(key: String, value: JSONValue)] = []
         if let viewport {
             fields.append(("viewport", .object([
