@@ -148,7 +148,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire", "QuireJSON"],
+        dependencies: ["quire", "QuireJSON", "QuireCRDT"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),

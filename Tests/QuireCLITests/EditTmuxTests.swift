@@ -24,15 +24,25 @@ final class TmuxEditor {
     }()
 
     /// Starts `quire edit FILE` (a name in a fresh temporary directory) in an 80×24 window.
-    init(file: String, contents: String? = nil, columns: Int = 80, rows: Int = 24) throws {
+    convenience init(file: String, contents: String? = nil, columns: Int = 80, rows: Int = 24, options: [String] = []) throws {
+        try self.init(quire: ["edit", file] + options, files: contents.map { [file: $0] } ?? [:], columns: columns, rows: rows)
+    }
+
+    /// Starts `quire ARGUMENTS` in a fresh temporary directory holding `files`.
+    init(quire arguments: [String], files: [String: String] = [:], columns: Int = 80, rows: Int = 24) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-edit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let contents { try Data(contents.utf8).write(to: directory.appendingPathComponent(file)) }
-        // exec: the pane's process is quire itself, so that a test can signal it.
-        let command = "exec '\(QuireProcess.executable.path)' edit '\(file)'"
+        for (name, contents) in files { try Data(contents.utf8).write(to: directory.appendingPathComponent(name)) }
+        let command = Self.command(arguments)
         // remain-on-exit is set before the session starts, so that a quit is seen as a dead pane.
         try tmux(["-f", "/dev/null", "start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
                   "new-session", "-d", "-s", "edit", "-x", "\(columns)", "-y", "\(rows)", "-c", directory.path, command])
+    }
+
+    /// The shell command that runs `quire ARGUMENTS` as the pane's process (exec: so that a test
+    /// can signal it).
+    static func command(_ arguments: [String]) -> String {
+        "exec '\(QuireProcess.executable.path)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
     }
 
     deinit {
