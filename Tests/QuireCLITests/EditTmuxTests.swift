@@ -150,11 +150,11 @@ final class TmuxEditor {
         get throws { (Int(try value("#{cursor_x}")) ?? -1, Int(try value("#{cursor_y}")) ?? -1) }
     }
 
-    /// Polls until `condition` holds on the screen (at most ten seconds, in 20 ms steps: the
-    /// editor redraws within a frame, the bound only ends a test that would hang).
+    /// Polls until `condition` holds on the screen (at most `patience` times 20 ms, ten seconds
+    /// by default: the editor redraws within a frame, the bound only ends a test that would hang).
     @discardableResult
-    func waitFor(_ what: String, _ condition: ([String]) throws -> Bool) throws -> [String] {
-        for _ in 0..<500 {
+    func waitFor(_ what: String, patience: Int = 500, _ condition: ([String]) throws -> Bool) throws -> [String] {
+        for _ in 0..<patience {
             let screen = try self.screen()
             if try condition(screen) { return screen }
             usleep(20_000)
