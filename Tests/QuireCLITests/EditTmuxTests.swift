@@ -340,4 +340,12 @@ struct EditTmuxTests {
         #expect(result.stderr.contains("quire edit needs a terminal"))
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.md").path))
     }
+
+    /// The collaboration options go together, and are checked before anything connects.
+    @Test(arguments: [["--server", "ws://127.0.0.1:1/"], ["--room", "r"], ["--name", "n"]])
+    func collaborationOptionsAreCheckedFirst(options: [String]) throws {
+        let result = try QuireProcess.run(["edit", "new.md"] + options, stdin: "")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--server and --room go together") || result.stderr.contains("need --server and --room"))
+    }
 }

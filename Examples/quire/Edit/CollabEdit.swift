@@ -30,6 +30,9 @@ enum CollabEdit {
     static let presenceTimeout: Int64 = 10_000
     /// How often this peer refreshes its presence, well inside the timeout.
     static let presenceRefresh: Duration = .seconds(3)
+    /// How long joining may take: a room of 10,000 paragraphs took longer than the client's
+    /// default 10 s to arrive and import on a loaded machine.
+    static let joinTimeout: Duration = .seconds(120)
 
     enum Failure: Error, CustomStringConvertible {
         case cannotJoin(server: String, room: String, reason: String)
@@ -65,8 +68,9 @@ enum CollabEdit {
         // room that has content would otherwise get the file's text a second time).
         let probe = SharedDocument(CRDTDocument(peer: PeerID.random(in: 1...PeerID.max)))
         do {
-            _ = try await client.join(options.room, auth: auth, document: probe)
-            try await client.flush()
+            // A large room takes a while to arrive and import: wait as a person would.
+            _ = try await client.join(options.room, auth: auth, document: probe, timeout: joinTimeout)
+            try await client.flush(timeout: joinTimeout)
         } catch {
             await client.close()
             throw Failure.cannotJoin(server: options.server, room: options.room, reason: error.description)
@@ -79,8 +83,8 @@ enum CollabEdit {
         let bound = try BoundEditor(editor: editor, document: document)
         let presence: AsyncStream<[UInt8]>
         do {
-            _ = try await client.join(options.room, auth: auth, document: bound)
-            presence = try await client.joinPresence(options.room, auth: auth)
+            _ = try await client.join(options.room, auth: auth, document: bound, timeout: joinTimeout)
+            presence = try await client.joinPresence(options.room, auth: auth, timeout: joinTimeout)
         } catch {
             await client.close()
             throw Failure.cannotJoin(server: options.server, room: options.room, reason: error.description)
