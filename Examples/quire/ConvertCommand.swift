@@ -4,9 +4,10 @@ import QuireMarkdown
 import QuireMarkup
 import QuireModel
 import QuirePlainText
+import Synchronization
 
 /// The configured markup formats and node mappings, from the same configuration as the registry.
-struct MarkupSetup {
+struct MarkupSetup: Sendable {
     let registry: NodeRegistry
     let contributions: [PluginContribution]
     let formats: MarkupFormats
@@ -123,12 +124,18 @@ struct MarkupSetup {
     }
 }
 
-/// The warnings a command wrote to standard error, so that `--strict` can fail on them.
-final class Warnings {
-    var count = 0
+/// The warnings a command wrote to standard error, so that `--strict` can fail on them. Sendable,
+/// so that a ``MarkupSetup`` can go with an editor to the actor that owns it (`quire edit --server`).
+final class Warnings: Sendable {
+    private let counter = Mutex(0)
+
+    var count: Int {
+        get { counter.withLock { $0 } }
+        set { counter.withLock { $0 = newValue } }
+    }
 
     func warn(_ message: String) {
-        count += 1
+        counter.withLock { $0 += 1 }
         FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 

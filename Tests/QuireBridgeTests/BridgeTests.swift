@@ -172,3 +172,26 @@ import Testing
         try b.checkInvariant()
     }
 }
+
+@Suite struct PresenceCursorTests {
+    /// A peer's published selection resolves in the other editor to the same text, and follows
+    /// that text when the other peer types before it.
+    @Test func aPublishedSelectionResolvesToTheSameTextOnTheOtherPeer() throws {
+        let a = try Peer("A", peer: 1, document: CRDTDocument(peer: 1), state: EditorState(registry: Plugins.registry, paragraphs: ["hello", "world"]))
+        var seeded = CRDTDocument(peer: 2)
+        try seeded.importUpdates(a.binding.exportUpdates())
+        let b = try Peer("B", peer: 2, document: seeded)
+        try a.select(7..<9)                                  // "or" in the second paragraph
+        let published = try #require(a.binding.selectionCursors)
+        #expect(b.binding.nativeOffset(of: published.anchor) == 7)
+        #expect(b.binding.nativeOffset(of: published.focus) == 9)
+        try b.select(0..<0)
+        try b.type(">> ")
+        #expect(b.binding.nativeOffset(of: published.anchor) == 10)
+        #expect(b.binding.nativeOffset(of: published.focus) == 12)
+        // A caret: collapsed, both ends the same.
+        try a.select(3..<3)
+        let caret = try #require(a.binding.selectionCursors)
+        #expect(b.binding.nativeOffset(of: caret.anchor) == 6 && b.binding.nativeOffset(of: caret.focus) == 6)
+    }
+}

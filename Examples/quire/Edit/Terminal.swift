@@ -35,9 +35,7 @@ final class Terminal {
     ///
     /// - Throws: `Terminal.Error` when standard input is not a terminal.
     init() throws {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw Error.notATerminal
-        }
+        try Self.requireTerminal()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else { throw Error.failed(operation: "tcgetattr", code: errno) }
         var raw = original
         raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
@@ -48,6 +46,11 @@ final class Terminal {
         active = true
         TerminalSignals.install(original: original)
         send("\u{1B}[?1049h\u{1B}[?2004h\u{1B}[H\u{1B}[2J")
+    }
+
+    /// Throws `Terminal.Error.notATerminal` unless standard input and output are a terminal.
+    static func requireTerminal() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw Error.notATerminal }
     }
 
     deinit { restore() }
@@ -83,7 +86,47 @@ final class Terminal {
     }
 
     /// Waits until input arrives, the terminal was resized, or the timeout passed (-1: none).
-    func waitForInput(timeoutMilliseconds: Int32) -> Wake {
+    func waitForInput(timeoutMilliseconds: Int32) -> Wake { Self.waitForInput(timeoutMilliseconds: timeoutMilliseconds) }
+
+    func readInput() throws -> [UInt8] { try Self.readInput() }
+
+    /// What the input thread of ``readInputInBackground(_:)`` reports.
+    enum Input: Sendable {
+        case bytes([UInt8])
+        case resize
+        /// End of input, or a read error: the session ends.
+        case ended(String?)
+    }
+
+    /// Reads standard input and resizes on a thread of its own and reports them to `report`, so
+    /// that an asynchronous loop can wait for keys and network events together. The thread
+    /// blocks in `poll` (a thread of the cooperative pool must not) and ends at end of input.
+    func readInputInBackground(_ report: @escaping @Sendable (Input) -> Void) {
+        let thread = Thread {
+            while true {
+                switch Self.waitForInput(timeoutMilliseconds: -1) {
+                case .timeout: continue
+                case .resize: report(.resize)
+                case .input:
+                    do {
+                        let bytes = try Self.readInput()
+                        if bytes.isEmpty {
+                            report(.ended(nil))
+                            return
+                        }
+                        report(.bytes(bytes))
+                    } catch {
+                        report(.ended("\(error)"))
+                        return
+                    }
+                }
+            }
+        }
+        thread.name = "quire edit input"
+        thread.start()
+    }
+
+    private static func waitForInput(timeoutMilliseconds: Int32) -> Wake {
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: TerminalSignals.resizePipe.read, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: TerminalSignals.attachmentPipe.read, events: Int16(POLLIN), revents: 0)]
@@ -100,8 +143,7 @@ final class Terminal {
         }
     }
 
-    /// The bytes available on standard input (empty at end of input).
-    func readInput() throws -> [UInt8] {
+    private static func readInput() throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = read(STDIN_FILENO, &buffer, buffer.count)
