@@ -86,12 +86,13 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireLink", directory: "Link", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
-    PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup"]),
+    PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CCmarkGFM"]),
+    PluginRow(name: "QuirePlainText", directory: "PlainText", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireHTML", directory: "HTML", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CGumbo"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [
         "QuireModel", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireLink", "QuireTable",
-        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
+        "QuireHorizontalRule", "QuireImage", "QuireMarkdown", "QuirePlainText", "QuireHTML", "QuireEditor", "QuireStyle", "QuireMarkup",
     ]),
 ]
 
@@ -143,7 +144,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown",
+            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText", "QuireLink",
             "QuireInteraction", "QuireEditScript", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -153,7 +154,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire", "QuireJSON"],
+        dependencies: ["quire", "QuireJSON", "QuireMarkup", "QuireCRDT"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),
@@ -178,7 +179,7 @@ var targets: [Target] = [
         dependencies: [
             "QuireCatalog", "QuireHeading", "QuireQuote", "QuireList", "QuireCode", "QuireConfig", "QuireTestSupport",
             "QuireModel", "QuireEditor", "QuireReconciler", "QuireStyle", "QuireTextStorage",
-            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms",
+            "QuireTable", "QuireLink", "QuireHorizontalRule", "QuireAlgorithms", "QuireImage", "QuirePlainText", "QuireMarkup",
         ],
         path: "Tests/QuirePluginsTests",
         swiftSettings: strictSettings

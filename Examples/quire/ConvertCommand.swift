@@ -3,9 +3,11 @@ import Foundation
 import QuireMarkdown
 import QuireMarkup
 import QuireModel
+import QuirePlainText
+import Synchronization
 
 /// The configured markup formats and node mappings, from the same configuration as the registry.
-struct MarkupSetup {
+struct MarkupSetup: Sendable {
     let registry: NodeRegistry
     let contributions: [PluginContribution]
     let formats: MarkupFormats
@@ -68,6 +70,14 @@ struct MarkupSetup {
         return .unknownFormat(name, available: available + names)
     }
 
+    /// Whether the configured format of `path`'s extension is plain text, whose paragraphs are
+    /// lines: drawn without blank lines between them, and edited without markdown shortcuts
+    /// (which would make blocks a text file cannot keep).
+    func isPlainText(_ path: String) -> Bool {
+        let fileExtension = Self.fileExtension(path)
+        return formats.parsers.first { $0.fileExtensions.contains(fileExtension) } is PlainTextFormat
+    }
+
     /// The file's extension, lower-cased ("md", "json").
     static func fileExtension(_ path: String) -> String {
         URL(fileURLWithPath: path).pathExtension.lowercased()
@@ -114,12 +124,18 @@ struct MarkupSetup {
     }
 }
 
-/// The warnings a command wrote to standard error, so that `--strict` can fail on them.
-final class Warnings {
-    var count = 0
+/// The warnings a command wrote to standard error, so that `--strict` can fail on them. Sendable,
+/// so that a ``MarkupSetup`` can go with an editor to the actor that owns it (`quire edit --server`).
+final class Warnings: Sendable {
+    private let counter = Mutex(0)
+
+    var count: Int {
+        get { counter.withLock { $0 } }
+        set { counter.withLock { $0 = newValue } }
+    }
 
     func warn(_ message: String) {
-        count += 1
+        counter.withLock { $0 += 1 }
         FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 
@@ -138,11 +154,11 @@ final class Warnings {
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert between Lexical JSON (.json), markdown (.md) and HTML (.html), by file extension; OUT - writes to standard output: markdown for JSON input, JSON otherwise."
+        abstract: "Convert between Lexical JSON (.json), markdown (.md), plain text (.txt) and HTML (.html), by file extension; OUT - writes to standard output: markdown for JSON input, JSON otherwise."
     )
 
-    @Argument(help: "The input file (.json, .md or .html).") var input: String
-    @Argument(help: "The output file (.json, .md or .html), or - for standard output.") var output: String
+    @Argument(help: "The input file (.json, .md, .txt or .html).") var input: String
+    @Argument(help: "The output file (.json, .md, .txt or .html), or - for standard output.") var output: String
     @Flag(help: "Fail (status 1, nothing written) when anything is warned about, such as what the output format cannot represent.")
     var strict = false
     @OptionGroup var config: ConfigOptions

@@ -9,15 +9,23 @@ import QuireTextStorage
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Render a document (.md, .html or Lexical .json) to the terminal, or as HTML with --html."
+        abstract: "Render a document (.md, .txt, .html or Lexical .json) to the terminal, or as HTML with --html."
     )
 
-    @Argument(help: "The document (.md, .html or .json).") var file: String
+    @Argument(help: "The document (.md, .txt, .html or .json).") var file: String
     @Option(help: "The terminal width in cells (1 to \(Self.widths.upperBound)).") var width: Int = 80
     @Flag(help: "Write an HTML rendering instead.") var html = false
     @Flag(help: "Leave out ANSI escape codes.") var plain = false
     @Flag(help: "With --html: fail (status 1, nothing written) when anything is warned about.") var strict = false
     @OptionGroup var config: ConfigOptions
+
+    /// The pixels of an image one terminal cell stands for: an image is drawn as a box of the
+    /// cells it would cover (capped at the width), labelled with its alt text.
+    static let imageCell = AttachmentSize(width: 8, height: 16)
+
+    /// The theme's block styles, but code blocks wrap: output written to a terminal cannot
+    /// scroll sideways.
+    static let blockStyles = BlockStyles.standard.replacing(.codeBlock, with: StandardBlockStyle(.codeBlock, codeOverflow: .wrap))
 
     /// The widths a terminal may have; the layout and every line drawn are sized by it.
     static let widths = 1...10_000
@@ -38,12 +46,15 @@ struct ShowCommand: ParsableCommand {
         }
         let document = try setup.loadDocument(file)
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let metrics = TerminalMetrics(imageCell: Self.imageCell)
+        // A text file's paragraphs are its lines: drawn one under the other, not spaced as blocks.
+        let blockStyles = setup.isPlainText(file) ? BlockStyles.compact : Self.blockStyles
         let pipeline = MarkupPipeline(attachments: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base)),
-                                      builder: RunBuilder(metrics: TerminalMetrics()))
+                                      builder: RunBuilder(metrics: metrics, blockStyles: blockStyles))
         // The root command is synchronous, so the async pipeline runs to completion here.
         let width = self.width
         let built = BlockingTask.run { await pipeline.build(document, proposal: Double(width)) }
-        let layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
+        let layout = TextLayout(built, width: Double(width), metrics: metrics)
         let output = TerminalRenderer(built: built, layout: layout, width: width, ansi: !plain).render()
         FileHandle.standardOutput.write(Data(output.utf8))
     }
@@ -68,7 +79,7 @@ enum BlockingTask {
     }
 }
 
-/// Draws a layout with ANSI styles: markers in the indent, quote bars, rules, tables with box
+/// Draws a layout with ANSI styles: the block styles' spacing as blank rows, markers in the indent, quote bars, rules, tables with box
 /// characters and attachments as labelled boxes.
 struct TerminalRenderer {
     let built: BuiltText
@@ -102,12 +113,10 @@ struct TerminalRenderer {
         var output = ""
         var paragraphIndex = 0
         let paragraphs = built.paragraphs
-        var previousTopLevel: Int?
         while paragraphIndex < paragraphs.count {
             let path = paragraphs[paragraphIndex].paragraph.path
-            // A blank line between top-level blocks.
-            if let previousTopLevel, previousTopLevel != path[0].id { output += "\n" }
-            previousTopLevel = path[0].id
+            // The block styles' spacing, collapsed between neighbours, as blank rows.
+            output += String(repeating: "\n", count: Int(paragraphs[paragraphIndex].spacingBefore.rounded()))
             if let table = path.first(where: { if case .table = $0.intent { true } else { false } }) {
                 var cellsByRow: [[String]] = []
                 var rowIDs: [Int] = []
@@ -155,13 +164,49 @@ struct TerminalRenderer {
         return layout.lines[first..<end].indices.map { renderLine($0) + "\n" }.joined()
     }
 
-    /// One line of the layout, without its line end: its indent with the marker or quote bar,
-    /// then its runs styled (a thematic break is a rule across the width).
+    /// One line of the layout, without its final line end: its indent with the marker or quote
+    /// bar, then its runs styled (a thematic break is a rule across the width). A line holding an
+    /// image box taller than one row is that many rows, the text on the last.
     func renderLine(_ lineIndex: Int) -> String {
+        renderRows(lineIndex).joined(separator: "\n")
+    }
+
+    /// An attachment placeholder as rows of exactly `width` cells: its label in reverse video on
+    /// one row, or a box of `height` rows with the alt text (the source without one) inside.
+    func attachmentRows(_ run: LayoutRun, label: String, height: Int) -> [String] {
+        let width = max(1, Int(run.width.rounded()))
+        guard height >= 2, width >= 2 else {
+            let fitted = fit(label, width, fill: " ")
+            return [ansi ? "\u{1B}[7m" + fitted + "\u{1B}[0m" : fitted]
+        }
+        let name = run.attachment.map { $0.alt.isEmpty ? $0.source : $0.alt } ?? label
+        let inner = width - 2
+        var rows = ["┌" + (height == 2 ? fit(name, inner, fill: "─") : String(repeating: "─", count: inner)) + "┐"]
+        for row in 1..<(height - 1) { rows.append("│" + fit(row == 1 ? name : "", inner, fill: " ") + "│") }
+        rows.append("└" + String(repeating: "─", count: inner) + "┘")
+        return rows
+    }
+
+    /// `text` cut or padded with `fill` to exactly `width` cells (a wide character that would
+    /// straddle the edge is left out).
+    func fit(_ text: String, _ width: Int, fill: Character) -> String {
+        var result = ""
+        var used = 0
+        for character in text {
+            let cells = TerminalMetrics.cells(of: character)
+            if used + cells > width { break }
+            result.append(character)
+            used += cells
+        }
+        return result + String(repeating: fill, count: width - used)
+    }
+
+    /// The rows of one line (see ``renderLine(_:)``).
+    func renderRows(_ lineIndex: Int) -> [String] {
         let line = layout.lines[lineIndex]
         let paragraph = built.paragraphs[line.paragraph]
         let path = paragraph.paragraph.path
-        if case .thematicBreak = paragraph.paragraph.block.intent { return String(repeating: "─", count: width) }
+        if case .thematicBreak = paragraph.paragraph.block.intent { return [String(repeating: "─", count: width)] }
         var heading: Int?
         if case .heading(let level) = paragraph.paragraph.block.intent { heading = level }
         let inQuote = path.contains { $0.intent == .blockQuote }
@@ -174,17 +219,27 @@ struct TerminalRenderer {
             let markerWidth = cells(line.marker) + 1
             prefix = String(prefix.prefix(max(0, indent - markerWidth))) + line.marker + " "
         }
-        var body = ""
+        let rowCount = max(1, Int(line.height.rounded(.up)))
+        var rows = Array(repeating: "", count: rowCount)
         for run in line.runs {
             if let label = run.label {
-                body += ansi ? "\u{1B}[7m" + label + "\u{1B}[0m" : label
+                let built = paragraph.runs.first { $0.range == run.range }
+                let height = min(rowCount, max(1, Int((built?.size?.height ?? 1).rounded(.up))))
+                let box = attachmentRows(run, label: label, height: height)
+                let blank = String(repeating: " ", count: max(1, Int(run.width.rounded())))
+                for row in 0..<rowCount { rows[row] += row < rowCount - box.count ? blank : box[row - (rowCount - box.count)] }
             } else {
-                body += styled(text(run.range), run.style, heading: heading, underlined: underlined(run.range))
+                let string = text(run.range)
+                for row in 0..<(rowCount - 1) { rows[row] += String(repeating: " ", count: cells(string)) }
+                rows[rowCount - 1] += styled(string, run.style, heading: heading, underlined: underlined(run.range))
             }
         }
-        // Trailing spaces go; a regular expression did this in time quadratic in their number.
-        var text = prefix + body
-        while text.last == " " { text.removeLast() }
-        return text
+        let continuation = inQuote && indent >= 2 ? "│ " + String(repeating: " ", count: indent - 2) : String(repeating: " ", count: indent)
+        return rows.enumerated().map { row, body in
+            // Trailing spaces go; a regular expression did this in time quadratic in their number.
+            var text = (row == rowCount - 1 ? prefix : continuation) + body
+            while text.last == " " { text.removeLast() }
+            return text
+        }
     }
 }

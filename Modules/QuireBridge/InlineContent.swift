@@ -61,11 +61,20 @@ enum InlineContent {
         if node.textDetail != 0 { attributes[DocumentSchema.detailKey] = .int(Int64(node.textDetail)) }
         if node.type != .text || node.isUnknown { attributes[DocumentSchema.textTypeKey] = .string(node.type.rawValue) }
         // Fields beyond the ones above (a token's, an unknown node's, a version other than 1).
-        var extra = node.fields
-        for name in ["format", "style", "mode", "detail"] { extra[name] = nil }
-        if extra != ["version": .number(.integer(1))] { attributes[DocumentSchema.textFieldsKey] = CRDTValue(.object(extra)) }
+        // Checked before any copy: a plain text node (every keystroke's) has none.
+        let hasExtra = node.fields.contains { member in
+            member.key == "version" ? member.value != .number(.integer(1)) : !ownTextFields.contains(member.key)
+        }
+        if hasExtra || node.fields["version"] == nil {
+            var extra = node.fields
+            for name in ownTextFields { extra[name] = nil }
+            attributes[DocumentSchema.textFieldsKey] = CRDTValue(.object(extra))
+        }
         return attributes
     }
+
+    /// The text node fields that have marks of their own.
+    private static let ownTextFields = ["format", "style", "mode", "detail"]
 
     // MARK: Building nodes
 

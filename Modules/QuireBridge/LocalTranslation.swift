@@ -113,8 +113,10 @@ extension EditorBinding {
         let joinsStep: Bool
         do { joinsStep = try openUndoGroup(for: origin) } catch { throw .undo(error) }
         let meta = joinsStep ? nil : selection.map { UndoItemMeta(cursors: SelectionCursors.cursors(for: $0, in: previous, binding: self)) }
+        var typed: TypedSplice?
         do {
-            if try operations.map({ try writeSplice($0, from: previous, to: next) }) != true {
+            if let operations { typed = try writeSplice(operations, from: previous, to: next) }
+            if typed == nil {
                 let affected = affectedTextBlocks(from: previous, to: next, written: written)
                 try writeStructure(from: previous, to: next, written: written)
                 try writeText(affected, in: next)
@@ -126,38 +128,93 @@ extension EditorBinding {
         } catch {
             throw .schema("\(error)")
         }
-        let event: DocumentEvent?
-        do {
-            event = try undoManager.commit(&document, origin: origin, meta: meta)
-        } catch {
-            throw .undo(error)
+        let event = try commitLocal(origin: origin, meta: meta)
+        if let typed {
+            try finish(typed, committed: event, origin: origin)
+        } else {
+            followText(event)
         }
+    }
+
+    /// Commits the pending operations as a local commit of `origin` (an undo step, or part of the
+    /// open one) and returns its events.
+    private func commitLocal(origin: String, meta: UndoItemMeta?) throws(BridgeError) -> DocumentEvent? {
+        do { return try undoManager.commit(&document, origin: origin, meta: meta) } catch { throw .undo(error) }
+    }
+
+    /// Moves the runs index along the shared text's events.
+    private func followText(_ event: DocumentEvent?) {
         var changes = RunChanges()
         for container in event?.events ?? [] where container.target == DocumentSchema.text {
             if case .text(let delta) = container.diff { runs.apply(delta, into: &changes, document: document) }
         }
     }
 
+    /// A keystroke written by ``writeSplice(_:from:to:)`` and committed: where its characters went
+    /// and the marks they must carry.
+    private struct TypedSplice {
+        var block: TreeID
+        var position: Int
+        var deleted: Int
+        var inserted: [Unicode.Scalar]
+        var wanted: [String: CRDTValue]
+    }
+
+    /// Completes a committed keystroke. The commit's events are a deletion and an insertion inside
+    /// the block's run, the insertion carrying the marks the neighbours' expand rules gave the
+    /// new characters (the CRDT reports them as it inserts, so nothing is read back): the run
+    /// grows by the difference, and where those marks are not the node's, they are set in a
+    /// second commit, which joins the first's change and undo step. Events of any other shape
+    /// (none are expected) are followed and the marks read back, as for any commit.
+    ///
+    /// - Complexity: O(log n) plus the inserted characters, plus the mark operations if any.
+    private func finish(_ splice: TypedSplice, committed event: DocumentEvent?, origin: String) throws(BridgeError) {
+        let events = event?.events ?? []
+        let expected = (splice.deleted > 0 ? 1 : 0) + (splice.inserted.isEmpty ? 0 : 1)
+        var reported: [[String: CRDTValue]]?
+        if events.count == expected, events.allSatisfy({ $0.target == DocumentSchema.text }) {
+            var marks: [[String: CRDTValue]] = []
+            if !splice.inserted.isEmpty, case .text(let delta) = events[events.count - 1].diff {
+                for case .insert(let text, let attributes) in delta {
+                    marks.append(contentsOf: repeatElement(attributes, count: text.unicodeScalars.count))
+                }
+            }
+            if marks.count == splice.inserted.count { reported = marks }
+        }
+        // A `block` mark on an inserted character would make it a marker: the runs follow the events then.
+        let plainContent = reported.map { !$0.contains { $0[DocumentSchema.blockKey] != nil } } ?? false
+        if !plainContent || !runs.resizeContent(of: splice.block, by: splice.inserted.count - splice.deleted) {
+            followText(event)
+        }
+        guard !splice.inserted.isEmpty else { return }
+        let range = splice.position..<(splice.position + splice.inserted.count)
+        let actual: [[String: CRDTValue]]
+        if let reported { actual = reported } else { actual = try scalarAttributes(range) }
+        let wanted = Array(repeating: splice.wanted, count: splice.inserted.count)
+        guard try reconcileMarks(in: range, symbols: splice.inserted.map(TextSymbol.scalar), wanted: wanted, actual: actual) else { return }
+        followText(try commitLocal(origin: origin, meta: nil))
+    }
+
     /// The typing case: a commit whose only change is one splice of one text node's text, the node
     /// a direct child of a text block, is one deletion and one insertion at the splice's place in
-    /// the block's run, and the marks of the inserted characters set to the node's where the
-    /// neighbours' expand rules gave them others. Nothing of the block is read but the inserted
-    /// characters' marks. Returns false, having written nothing, for any other commit.
+    /// the block's run (``finish(_:committed:origin:)`` then sets the inserted characters' marks
+    /// to the node's where the neighbours' expand rules gave them others). Nothing of the block is
+    /// read. Returns nil, having written nothing, for any other commit.
     ///
     /// - Complexity: O(log n) for the run's place, plus the scalars of the node's previous
     ///   siblings and of its text before the splice, plus the CRDT operations.
-    private func writeSplice(_ operations: [EditOperation], from previous: EditorState, to next: EditorState) throws(BridgeError) -> Bool {
+    private func writeSplice(_ operations: [EditOperation], from previous: EditorState, to next: EditorState) throws(BridgeError) -> TypedSplice? {
         var splice: (key: NodeKey, offset: Int, deleted: String, inserted: String)?
         for operation in operations {
             switch operation {
             case .setSelection: continue
             case .spliceText(let key, let offset, let deleted, let inserted) where splice == nil: splice = (key, offset, deleted, inserted)
-            default: return false
+            default: return nil
             }
         }
         guard let splice, let old = previous[splice.key], let node = next[splice.key], node.role == .text, old.role == .text,
               let block = node.parent, old.parent == block, let blockNode = next[block], Projection.isBlock(blockNode),
-              next.isAttached(splice.key), let id = treeOfKey[block], let content = runs.contentRange(of: id) else { return false }
+              next.isAttached(splice.key), let id = treeOfKey[block], let content = runs.contentRange(of: id) else { return nil }
         // Where the node starts in the run: the scalars of its previous siblings.
         var start = content.lowerBound
         var sibling = old.previousSibling
@@ -166,21 +223,20 @@ extension EditorBinding {
             sibling = current.previousSibling
         }
         let text = old.text
-        guard let offsetIndex = text.utf16.index(text.utf16.startIndex, offsetBy: splice.offset, limitedBy: text.utf16.endIndex) else { return false }
+        guard let offsetIndex = text.utf16.index(text.utf16.startIndex, offsetBy: splice.offset, limitedBy: text.utf16.endIndex) else { return nil }
         let position = start + text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: offsetIndex)
         let inserted = Array(splice.inserted.unicodeScalars)
+        let deleted = splice.deleted.unicodeScalars.count
         do {
-            let deleted = splice.deleted.unicodeScalars.count
             if deleted > 0 { try document.delete(at: position, count: deleted, in: DocumentSchema.text) }
             if !inserted.isEmpty { try document.insertText(splice.inserted, at: position, in: DocumentSchema.text) }
         } catch {
             throw .crdt(error)
         }
-        guard !inserted.isEmpty else { return true }
-        let range = position..<(position + inserted.count)
-        let wanted = InlineContent.textAttributes(of: node, in: next)
-        try reconcileMarks(in: range, symbols: inserted.map(TextSymbol.scalar), wanted: Array(repeating: wanted, count: inserted.count), actual: try scalarAttributes(range))
-        return true
+        return TypedSplice(
+            block: id, position: position, deleted: deleted, inserted: inserted,
+            wanted: inserted.isEmpty ? [:] : InlineContent.textAttributes(of: node, in: next)
+        )
     }
 
     /// A node's length in the shared text, in scalars: its text, 1 for a line break or an inline

@@ -118,3 +118,33 @@ extension EditorBinding {
         return InlineLayout(of: key, in: state).point(at: offsetInRun, in: state)
     }
 }
+
+extension EditorBinding {
+    /// The editor's selection as stable cursors of the shared text — what a peer publishes as
+    /// its presence, so that others can draw its caret where the text it stood by moved to.
+    /// A caret sticks to the character before it; a range's ends stick inside the range. Nil
+    /// without a selection, or when an end is not in a text block (a table's element point).
+    ///
+    /// - Complexity: O(log n) plus the blocks' inline nodes.
+    public var selectionCursors: (anchor: Cursor, focus: Cursor)? {
+        guard let selection = editor.state.selection else { return nil }
+        let cursors = SelectionCursors.cursors(for: selection, in: editor.state, binding: self)
+        guard cursors.count == 2 else { return nil }
+        return (cursors[0], cursors[1])
+    }
+
+    /// Where a stable cursor of the shared text (a peer's caret) stands in the editor's text
+    /// storage now, in UTF-16 units; nil when the document cannot resolve it (a cursor of another
+    /// document, or of text this peer has not received yet).
+    ///
+    /// - Complexity: O(log n) plus the block's inline nodes.
+    public func nativeOffset(of cursor: Cursor) -> Int? {
+        do {
+            let position = try document.resolve(cursor)
+            guard let point = point(at: position, in: editor.state) else { return nil }
+            return try SelectionMapper.location(of: point, in: editor.state, index: editor.reconciler.index)
+        } catch {
+            return nil
+        }
+    }
+}

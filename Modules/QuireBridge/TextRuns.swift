@@ -102,6 +102,18 @@ struct TextRuns {
         return entry.key
     }
 
+    /// Grows (or shrinks) a block's inline content by `delta` scalars: what a splice of content
+    /// scalars inside the run does, known without reading its event. Returns false, changing
+    /// nothing, when the block has no run or the content would become negative.
+    ///
+    /// - Complexity: O(log n).
+    mutating func resizeContent(of block: TreeID, by delta: Int) -> Bool {
+        let key = RunKey.block(block)
+        guard let length = try? index.lengths(of: key).content, length + delta >= 0 else { return false }
+        setContent(length + delta, of: key)
+        return true
+    }
+
     private func content(of key: RunKey) -> Int { (try? index.lengths(of: key).content) ?? 0 }
 
     private mutating func setContent(_ length: Int, of key: RunKey) {

@@ -292,11 +292,14 @@ extension EditorBinding {
         return attributes
     }
 
-    /// Sets the schema's marks in `range` to `wanted` where they differ from `actual`.
+    /// Sets the schema's marks in `range` to `wanted` where they differ from `actual`; returns
+    /// whether it set any.
     ///
     /// - Complexity: O(range · keys) plus the mark operations.
-    func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]], actual: [[String: CRDTValue]]) throws(BridgeError) {
-        guard !range.isEmpty else { return }
+    @discardableResult
+    func reconcileMarks(in range: Range<Int>, symbols: [TextSymbol], wanted: [[String: CRDTValue]], actual: [[String: CRDTValue]]) throws(BridgeError) -> Bool {
+        guard !range.isEmpty else { return false }
+        var wrote = false
         var keys = Set<String>()
         for attributes in actual { for key in attributes.keys where Self.isSchemaKey(key) { keys.insert(key) } }
         for attributes in wanted { keys.formUnion(attributes.keys) }
@@ -306,6 +309,7 @@ extension EditorBinding {
             func flush(_ end: Int) throws(BridgeError) {
                 guard let (start, value) = stretch else { return }
                 stretch = nil
+                wrote = true
                 do {
                     try document.mark((range.lowerBound + start)..<(range.lowerBound + end), key: key, value: value ?? .null, in: DocumentSchema.text)
                 } catch {
@@ -328,6 +332,7 @@ extension EditorBinding {
             }
             try flush(symbols.count)
         }
+        return wrote
     }
 
     /// Whether the schema gives `key` a meaning (marks of other keys, a foreign peer's, are left

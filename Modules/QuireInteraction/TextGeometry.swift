@@ -52,12 +52,12 @@ extension TextLayout: TextGeometry {
     /// Lays out plain text (the flat string a text view shows) at `width`: one paragraph per
     /// "\n", soft-wrapped, measured by `metrics` — terminal cells by default, where East Asian
     /// wide characters and emoji take two cells and combining marks none. Offsets are the
-    /// text's UTF-16 offsets.
+    /// text's UTF-16 offsets. Lines are not spaced apart (`BlockStyles.compact`): one row a line.
     ///
     /// - Complexity: O(n).
     public init(plainText text: String, width: Double, metrics: any LayoutMetrics = TerminalMetrics()) {
         let styled = StyleEnvironment().apply(to: IntentText(plainText: text))
-        self.init(RunBuilder(metrics: metrics).build(styled, proposal: width), width: width, metrics: metrics)
+        self.init(RunBuilder(metrics: metrics, blockStyles: .compact).build(styled, proposal: width), width: width, metrics: metrics)
     }
 }
 

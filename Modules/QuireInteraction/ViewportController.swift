@@ -115,6 +115,15 @@ public final class ViewportController {
         return reveal(.resize)
     }
 
+    /// The geometry changed while the text did not (an image finished loading and took its
+    /// size): lays the text out again and keeps the text the user reads where it is. Never
+    /// scrolls to the caret: nothing the user did moved it.
+    public func geometryDidChange() {
+        geometry = makeGeometry(editor, viewport.width)
+        anchor.restore(&viewport, through: [], in: geometry)
+        clampAndAnchor()
+    }
+
     /// The user scrolled to `offset` (clamped into the content) and is `state` (dragging,
     /// decelerating, or reading where they stopped).
     public func userDidScroll(to offset: Double, state: UserScrollState = .dragging) {

@@ -9,6 +9,7 @@ import QuireList
 import QuireMarkdown
 import QuireMarkup
 import QuireModel
+import QuirePlainText
 import QuireQuote
 import QuireStyle
 import QuireTable
@@ -20,7 +21,7 @@ import QuireTable
 public enum BuiltInPlugins {
     /// The built-in descriptors in their default priority order.
     public static let all: [PluginDescriptor] = [
-        .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown, .html,
+        .heading, .quote, .list, .code, .link, .table, .horizontalRule, .image, .markdown, .plainText, .html,
     ]
 
     /// A catalog of the built-ins; an app registers its own plugins into a copy of it. It reads
@@ -54,6 +55,7 @@ public enum BuiltInPlugins {
         "HorizontalRule": ["horizontalrule"],
         "Image": ["image"],
         "Markdown": ["markdown"],
+        "PlainText": ["plaintext"],
         "HTML": ["html"],
     ]
 }

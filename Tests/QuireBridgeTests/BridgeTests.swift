@@ -93,6 +93,37 @@ import Testing
         #expect(a.editor.nativeSelection == 2..<4)
     }
 
+    /// A keystroke at the start of a plain text node right after bold text: the shared text's
+    /// expand rule makes the new character bold, the node is plain, so the binding unmarks it (a
+    /// second commit of the keystroke), and one undo step takes back both.
+    @Test func aKeystrokeKeepsItsNodesFormatWhereTheNeighboursWouldGiveAnother() throws {
+        let (a, b) = try pair(["ab"])
+        try a.select(0..<1)
+        try a.editor.dispatch(Commands.formatText, .bold)
+        let paragraph = try #require(a.editor.state.root.firstChild)
+        let plain = try #require(Array(a.editor.state.children(of: paragraph)).last)
+        #expect(plain.text == "b" && !plain.textFormat.contains(.bold))
+        a.clock.milliseconds += 5_000
+        let undoSteps = a.editor.history.undoCount
+        try a.editor.update(tag: "typing") { (state: inout EditorState) throws(ModelError) in
+            try state.spliceText(plain.key, at: 0, deleting: 0, inserting: "x")
+        }
+        try a.checkInvariant()
+        #expect(a.editor.history.undoCount == undoSteps + 1)
+        try b.receive(from: a)
+        try b.checkInvariant()
+        #expect(b.json == a.json)
+        let bold = b.editor.state.children(of: try #require(b.editor.state.root.firstChild)).filter { $0.textFormat.contains(.bold) }.map(\.text)
+        #expect(bold == ["a"])
+        #expect(b.text == "axb")
+        #expect(try a.editor.undo())
+        #expect(a.text == "ab")
+        try a.checkInvariant()
+        try b.receive(from: a)
+        try b.checkInvariant()
+        #expect(b.json == a.json)
+    }
+
     @Test func undoTakesBackOnlyThisPeersTyping() throws {
         let (a, b) = try pair([""])
         try a.type("hello")
@@ -170,5 +201,28 @@ import Testing
         try b.receive(from: a)
         #expect(b.json == a.json)
         try b.checkInvariant()
+    }
+}
+
+@Suite struct PresenceCursorTests {
+    /// A peer's published selection resolves in the other editor to the same text, and follows
+    /// that text when the other peer types before it.
+    @Test func aPublishedSelectionResolvesToTheSameTextOnTheOtherPeer() throws {
+        let a = try Peer("A", peer: 1, document: CRDTDocument(peer: 1), state: EditorState(registry: Plugins.registry, paragraphs: ["hello", "world"]))
+        var seeded = CRDTDocument(peer: 2)
+        try seeded.importUpdates(a.binding.exportUpdates())
+        let b = try Peer("B", peer: 2, document: seeded)
+        try a.select(7..<9)                                  // "or" in the second paragraph
+        let published = try #require(a.binding.selectionCursors)
+        #expect(b.binding.nativeOffset(of: published.anchor) == 7)
+        #expect(b.binding.nativeOffset(of: published.focus) == 9)
+        try b.select(0..<0)
+        try b.type(">> ")
+        #expect(b.binding.nativeOffset(of: published.anchor) == 10)
+        #expect(b.binding.nativeOffset(of: published.focus) == 12)
+        // A caret: collapsed, both ends the same.
+        try a.select(3..<3)
+        let caret = try #require(a.binding.selectionCursors)
+        #expect(b.binding.nativeOffset(of: caret.anchor) == 6 && b.binding.nativeOffset(of: caret.focus) == 6)
     }
 }

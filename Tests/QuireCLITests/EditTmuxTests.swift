@@ -24,15 +24,25 @@ final class TmuxEditor {
     }()
 
     /// Starts `quire edit FILE` (a name in a fresh temporary directory) in an 80×24 window.
-    init(file: String, contents: String? = nil, columns: Int = 80, rows: Int = 24) throws {
+    convenience init(file: String, contents: String? = nil, columns: Int = 80, rows: Int = 24, options: [String] = []) throws {
+        try self.init(quire: ["edit", file] + options, files: contents.map { [file: $0] } ?? [:], columns: columns, rows: rows)
+    }
+
+    /// Starts `quire ARGUMENTS` in a fresh temporary directory holding `files`.
+    init(quire arguments: [String], files: [String: String] = [:], columns: Int = 80, rows: Int = 24) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-edit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let contents { try Data(contents.utf8).write(to: directory.appendingPathComponent(file)) }
-        // exec: the pane's process is quire itself, so that a test can signal it.
-        let command = "exec '\(QuireProcess.executable.path)' edit '\(file)'"
+        for (name, contents) in files { try Data(contents.utf8).write(to: directory.appendingPathComponent(name)) }
+        let command = Self.command(arguments)
         // remain-on-exit is set before the session starts, so that a quit is seen as a dead pane.
         try tmux(["-f", "/dev/null", "start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
                   "new-session", "-d", "-s", "edit", "-x", "\(columns)", "-y", "\(rows)", "-c", directory.path, command])
+    }
+
+    /// The shell command that runs `quire ARGUMENTS` as the pane's process (exec: so that a test
+    /// can signal it).
+    static func command(_ arguments: [String]) -> String {
+        "exec '\(QuireProcess.executable.path)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
     }
 
     deinit {
@@ -140,11 +150,11 @@ final class TmuxEditor {
         get throws { (Int(try value("#{cursor_x}")) ?? -1, Int(try value("#{cursor_y}")) ?? -1) }
     }
 
-    /// Polls until `condition` holds on the screen (at most ten seconds, in 20 ms steps: the
-    /// editor redraws within a frame, the bound only ends a test that would hang).
+    /// Polls until `condition` holds on the screen (at most `patience` times 20 ms, ten seconds
+    /// by default: the editor redraws within a frame, the bound only ends a test that would hang).
     @discardableResult
-    func waitFor(_ what: String, _ condition: ([String]) throws -> Bool) throws -> [String] {
-        for _ in 0..<500 {
+    func waitFor(_ what: String, patience: Int = 500, _ condition: ([String]) throws -> Bool) throws -> [String] {
+        for _ in 0..<patience {
             let screen = try self.screen()
             if try condition(screen) { return screen }
             usleep(20_000)
@@ -329,5 +339,13 @@ struct EditTmuxTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("quire edit needs a terminal"))
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.md").path))
+    }
+
+    /// The collaboration options go together, and are checked before anything connects.
+    @Test(arguments: [["--server", "ws://127.0.0.1:1/"], ["--room", "r"], ["--name", "n"]])
+    func collaborationOptionsAreCheckedFirst(options: [String]) throws {
+        let result = try QuireProcess.run(["edit", "new.md"] + options, stdin: "")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--server and --room go together") || result.stderr.contains("need --server and --room"))
     }
 }

@@ -21,7 +21,7 @@ import Testing
     /// The namespace each plugin's own commands take (its name as a Swift identifier).
     static let namespaces: [String: String] = [
         "heading": "heading", "quote": "quote", "list": "list", "code": "code", "link": "link",
-        "table": "table", "horizontalrule": "horizontalRule",
+        "table": "table", "horizontalrule": "horizontalRule", "image": "image",
     ]
 
     @Test func everyBuiltInRegistersItsCommandsInItsNamespace() throws {

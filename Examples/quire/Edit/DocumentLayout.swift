@@ -1,5 +1,6 @@
 import Foundation
 import QuireEditor
+import QuireLink
 import QuireMarkup
 import QuireModel
 import QuireSelection
@@ -15,13 +16,16 @@ struct DocumentLayout {
     let built: BuiltText
     let layout: TextLayout
 
-    /// Lays out `editor`'s storage at `width` cells.
+    /// Lays out `editor`'s storage at `width` cells, images as `attachments` knows them; loads
+    /// of the images it does not know yet start, and `attachments`' callback says when each ends.
     ///
     /// - Complexity: O(n) in the document (a terminal view lays the whole text out per change).
-    init(editor: Editor, mappings: MarkupMappings, width: Int) {
+    init(editor: Editor, mappings: MarkupMappings, width: Int, attachments: LiveAttachments, loaded: @escaping @Sendable () -> Void) {
         let intent = Self.intentText(editor: editor, mappings: mappings)
-        let styled = StyleEnvironment().apply(to: intent)
-        built = RunBuilder(metrics: TerminalMetrics()).build(styled, proposal: Double(width))
+        attachments.request(in: intent) { _, _ in loaded() }
+        let styled = StyleEnvironment().apply(to: intent, attachments: attachments.results)
+        // The editor draws one row per line of the flat string: no block spacing.
+        built = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact).build(styled, proposal: Double(width))
         layout = TextLayout(built, width: Double(width), metrics: TerminalMetrics())
     }
 
@@ -115,9 +119,15 @@ struct DocumentLayout {
             (Theme.Keys.code, .code), (Theme.Keys.underline, Theme.Keys.underline),
         ]
         for (theme, markup) in pairs where attributes[theme] == .bool(true) { result[markup] = .bool(true) }
-        // The theme tags a link's text with the link's node type; the URL is the node's and
-        // not needed for drawing.
-        if attributes[Theme.Keys.nodeType] == .string("link") { result[.link] = .string("") }
+        // An image's attachment record (its plugin's theme entry) is the pipeline's own.
+        if let attachment = attributes[.attachment] { result[.attachment] = attachment }
+        // The link plugin's theme puts the link's URL on its text, so the layout can hit-test
+        // it; without that entry the node type still marks the text as a link.
+        if case .string(let url)? = attributes[LinkTheme.Keys.link] {
+            result[.link] = .string(url)
+        } else if attributes[Theme.Keys.nodeType] == .string("link") {
+            result[.link] = .string("")
+        }
         return Attributes(result)
     }
 }

@@ -19,7 +19,10 @@ final class EditSession {
     private var viewport: ViewportController
     private(set) var size: (columns: Int, rows: Int)
     private(set) var isModified = false
-    private(set) var message: String
+    var message: String
+    /// Collaborators' selections (native offsets) and the connection, in a collaborative session.
+    var remoteSelections: [RemoteSelection] = []
+    var collabStatus: CollabStatus?
     /// Ctrl-Q was pressed once with unsaved changes; the next Ctrl-Q quits.
     private var quitArmed = false
     /// The column Up and Down keep to, across lines of different lengths.
@@ -28,11 +31,17 @@ final class EditSession {
     /// The latest layout, made when the viewport controller asks for a geometry.
     final class LayoutCache {
         let mappings: MarkupMappings
+        /// The document's images, loaded from files relative to it in the background.
+        let attachments: LiveAttachments
         var current: DocumentLayout?
-        init(mappings: MarkupMappings) { self.mappings = mappings }
+        init(mappings: MarkupMappings, attachments: LiveAttachments) {
+            self.mappings = mappings
+            self.attachments = attachments
+        }
 
         func make(_ editor: Editor, _ width: Double) -> DocumentLayout {
-            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)))
+            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)), attachments: attachments,
+                                        loaded: TerminalSignals.attachmentsLoaded)
             current = layout
             return layout
         }
@@ -40,27 +49,31 @@ final class EditSession {
 
     enum Outcome { case `continue`, quit }
 
-    /// Opens `path` (.md through the markup plugin, .json as Lexical JSON; a missing file is a
+    /// A collaborator's selection in the editor's text storage.
+    struct RemoteSelection: Hashable, Sendable {
+        var name: String
+        var colour: PeerColour
+        var anchor: Int
+        var focus: Int
+    }
+
+    /// Opens `path` (.md or .txt through its markup plugin, .json as Lexical JSON; a missing file is a
     /// new empty document) in a terminal of `size`.
-    init(path: String, setup: MarkupSetup, size: (columns: Int, rows: Int)) throws {
+    convenience init(path: String, setup: MarkupSetup, size: (columns: Int, rows: Int)) throws {
+        let loaded = try Self.load(path, setup: setup)
+        try self.init(path: path, setup: setup, size: size, editor: try Self.makeEditor(loaded.state, setup: setup, path: path), message: loaded.message)
+    }
+
+    /// A session on an editor made by ``makeEditor(_:setup:path:)`` (a collaborative session binds it
+    /// to the room's document first), saving to `path`.
+    init(path: String, setup: MarkupSetup, size: (columns: Int, rows: Int), editor: Editor, message: String) throws {
         self.path = path
         self.setup = setup
         self.size = size
-        let state: EditorState
-        if FileManager.default.fileExists(atPath: path) {
-            state = try setup.loadState(path)
-            message = "Ctrl-S save · Ctrl-Q quit · Ctrl-Z/Ctrl-Y undo/redo · Ctrl-B bold · Ctrl-U underline"
-        } else {
-            let fileExtension = MarkupSetup.fileExtension(path)
-            guard fileExtension == "json" || (try? setup.parser(for: fileExtension)) != nil else {
-                throw EditError.unsupportedFile(path)
-            }
-            state = EditorState(registry: setup.registry, paragraphs: [""])
-            message = "New file; Ctrl-S creates it"
-        }
-        editor = try EditScript.makeEditor(state: state, contributions: setup.contributions)
-        try editor.install([MarkdownShortcuts()])
-        let cache = LayoutCache(mappings: setup.mappings)
+        self.message = message
+        self.editor = editor
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let cache = LayoutCache(mappings: setup.mappings, attachments: LiveAttachments(cache: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base))))
         self.cache = cache
         viewport = try ViewportController(
             editor: editor, viewport: Viewport(width: Double(size.columns), height: Double(max(1, size.rows - 1))), policy: .terminal
@@ -70,13 +83,43 @@ final class EditSession {
         }
     }
 
+    /// The document at `path` (an empty one when the file is missing) and what the status line
+    /// first says.
+    static func load(_ path: String, setup: MarkupSetup) throws -> (state: EditorState, message: String) {
+        if FileManager.default.fileExists(atPath: path) {
+            return (try setup.loadState(path), "Ctrl-S save · Ctrl-Q quit · Ctrl-Z/Ctrl-Y undo/redo · Ctrl-B bold · Ctrl-U underline")
+        }
+        let fileExtension = MarkupSetup.fileExtension(path)
+        guard fileExtension == "json" || (try? setup.parser(for: fileExtension)) != nil else {
+            throw EditError.unsupportedFile(path)
+        }
+        return (EditorState(registry: setup.registry, paragraphs: [""]), "New file; Ctrl-S creates it")
+    }
+
+    /// The editor of a session: the configured plugins and, unless `path` is a text file that
+    /// could not keep what they make, the markdown shortcuts.
+    static func makeEditor(_ state: EditorState, setup: MarkupSetup, path: String) throws -> Editor {
+        let editor = try EditScript.makeEditor(state: state, contributions: setup.contributions)
+        if !setup.isPlainText(path) { try editor.install([MarkdownShortcuts()]) }
+        return editor
+    }
+
     enum EditError: Error, CustomStringConvertible {
         case unsupportedFile(String)
-        var description: String { "cannot edit \(path): only .md (markdown) and .json (Lexical JSON) files" }
+        var description: String { "cannot edit \(path): only .json (Lexical JSON) and the markup formats the configuration reads (.md, .txt)" }
         var path: String { switch self { case .unsupportedFile(let path): path } }
     }
 
     private var layout: DocumentLayout { cache.current ?? cache.make(editor, Double(size.columns)) }
+
+    /// The link under a cell of the document area (0-based column and row on screen), hit-tested
+    /// in the layout the screen shows: its URL, range in the flat string and frames.
+    ///
+    /// - Complexity: O(log n + k), as `TextLayout.linkHit(at:)`.
+    func link(atColumn column: Int, row: Int) -> LinkHit? {
+        let top = viewport.viewport.offset.rounded(.down)
+        return layout.layout.linkHit(at: LayoutPoint(x: Double(column) + 0.5, y: top + Double(row) + 0.5))
+    }
     private var caret: Int { editor.nativeSelection?.upperBound ?? 0 }
 
     // MARK: Keys
@@ -223,6 +266,12 @@ final class EditSession {
 
     // MARK: Drawing
 
+    /// An image finished loading: the document is laid out again with its size (or its failure),
+    /// the text and the selection as they were.
+    func attachmentsDidLoad() {
+        viewport.geometryDidChange()
+    }
+
     func resize(columns: Int, rows: Int) throws {
         size = (columns, rows)
         try viewport.resize(width: Double(columns), height: Double(max(1, rows - 1)))
@@ -252,6 +301,20 @@ final class EditSession {
                 rows.append("\u{1B}[90m~\u{1B}[0m")
             }
         }
+        if !remoteSelections.isEmpty {
+            let length = editor.storage?.length ?? 0
+            func position(_ offset: Int) -> PeerMark.ScreenPosition {
+                let rect = document.layout.caretRect(forOffset: min(max(0, offset), length))
+                return PeerMark.ScreenPosition(row: Int(rect.y) - top, column: Int(rect.x))
+            }
+            let marks = remoteSelections.map { selection in
+                PeerMark(name: selection.name, colour: selection.colour, start: position(min(selection.anchor, selection.focus)),
+                         caret: position(selection.focus), end: position(max(selection.anchor, selection.focus)))
+            }
+            for (row, paint) in PresencePainter.rowPaints(for: marks, rows: height, columns: size.columns) {
+                rows[row] = PresencePainter.paint(rows[row], paint, columns: size.columns)
+            }
+        }
         rows.append(statusLine())
         let rect = document.layout.caretRect(forOffset: caret)
         let cursorRow = Int(rect.y) - top
@@ -273,19 +336,33 @@ final class EditSession {
     private func statusLine() -> String {
         let name = URL(fileURLWithPath: path).lastPathComponent + (isModified ? " [+]" : "")
         let position = lineAndColumn
-        let right = "\(position.line):\(position.column)"
-        var text = " \(name)  \(message)"
-        let available = size.columns - right.count - 2
-        // Cut by cells, so that a wide character never spills over.
+        var right = "\(position.line):\(position.column)"
+        if let collabStatus {
+            // The collaboration part goes before the message: cut to half the line at most.
+            let room = size.columns / 2 - right.count - 2
+            if room > 8 { right = Self.cut(collabStatus.text, toCells: room, ellipsis: true) + "  " + right }
+        }
+        let rightCells = right.reduce(0) { $0 + TerminalMetrics.cells(of: $1) }
+        let available = size.columns - rightCells - 2
+        let text = Self.cut(" \(name)  \(message)", toCells: available, ellipsis: false)
+        let padding = String(repeating: " ", count: max(0, available - text.reduce(0) { $0 + TerminalMetrics.cells(of: $1) }))
+        return "\u{1B}[7m" + text + padding + " " + right + " \u{1B}[0m"
+    }
+
+    /// `text` cut to at most `limit` cells — by cells, so that a wide character never spills
+    /// over — ending in "…" when cut and `ellipsis`.
+    static func cut(_ text: String, toCells limit: Int, ellipsis: Bool) -> String {
         var cells = 0
         var cut = ""
         for character in text {
             let width = TerminalMetrics.cells(of: character)
-            if cells + width > available { break }
+            if cells + width > limit {
+                if ellipsis, !cut.isEmpty { cut.removeLast(); cut.append("…") }
+                break
+            }
             cut.append(character)
             cells += width
         }
-        text = cut + String(repeating: " ", count: max(0, available - cells))
-        return "\u{1B}[7m" + text + " " + right + " \u{1B}[0m"
+        return cut
     }
 }

@@ -26,7 +26,7 @@ final class Terminal {
     }
 
     /// What woke ``waitForInput(timeoutMilliseconds:)``.
-    enum Wake { case input, resize, timeout }
+    enum Wake { case input, resize, attachments, timeout }
 
     private var original = termios()
     private var active = false
@@ -35,9 +35,7 @@ final class Terminal {
     ///
     /// - Throws: `Terminal.Error` when standard input is not a terminal.
     init() throws {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw Error.notATerminal
-        }
+        try Self.requireTerminal()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else { throw Error.failed(operation: "tcgetattr", code: errno) }
         var raw = original
         raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
@@ -48,6 +46,11 @@ final class Terminal {
         active = true
         TerminalSignals.install(original: original)
         send("\u{1B}[?1049h\u{1B}[?2004h\u{1B}[H\u{1B}[2J")
+    }
+
+    /// Throws `Terminal.Error.notATerminal` unless standard input and output are a terminal.
+    static func requireTerminal() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw Error.notATerminal }
     }
 
     deinit { restore() }
@@ -83,24 +86,64 @@ final class Terminal {
     }
 
     /// Waits until input arrives, the terminal was resized, or the timeout passed (-1: none).
-    func waitForInput(timeoutMilliseconds: Int32) -> Wake {
+    func waitForInput(timeoutMilliseconds: Int32) -> Wake { Self.waitForInput(timeoutMilliseconds: timeoutMilliseconds) }
+
+    func readInput() throws -> [UInt8] { try Self.readInput() }
+
+    /// What the input thread of ``readInputInBackground(_:)`` reports.
+    enum Input: Sendable {
+        case bytes([UInt8])
+        case resize
+        /// End of input, or a read error: the session ends.
+        case ended(String?)
+    }
+
+    /// Reads standard input and resizes on a thread of its own and reports them to `report`, so
+    /// that an asynchronous loop can wait for keys and network events together. The thread
+    /// blocks in `poll` (a thread of the cooperative pool must not) and ends at end of input.
+    func readInputInBackground(_ report: @escaping @Sendable (Input) -> Void) {
+        let thread = Thread {
+            while true {
+                switch Self.waitForInput(timeoutMilliseconds: -1) {
+                case .timeout: continue
+                case .resize: report(.resize)
+                case .input:
+                    do {
+                        let bytes = try Self.readInput()
+                        if bytes.isEmpty {
+                            report(.ended(nil))
+                            return
+                        }
+                        report(.bytes(bytes))
+                    } catch {
+                        report(.ended("\(error)"))
+                        return
+                    }
+                }
+            }
+        }
+        thread.name = "quire edit input"
+        thread.start()
+    }
+
+    private static func waitForInput(timeoutMilliseconds: Int32) -> Wake {
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: TerminalSignals.resizePipe.read, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: TerminalSignals.resizePipe.read, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: TerminalSignals.attachmentPipe.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            let result = poll(&fds, 2, timeoutMilliseconds)
+            let result = poll(&fds, 3, timeoutMilliseconds)
             if result < 0 && errno == EINTR { continue }
             if result <= 0 { return .timeout }
-            if fds[1].revents & Int16(POLLIN) != 0 {
+            for (index, wake) in [(1, Wake.resize), (2, Wake.attachments)] where fds[index].revents & Int16(POLLIN) != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
-                _ = read(TerminalSignals.resizePipe.read, &drain, drain.count)
-                return .resize
+                _ = read(fds[index].fd, &drain, drain.count)
+                return wake
             }
             return .input
         }
     }
 
-    /// The bytes available on standard input (empty at end of input).
-    func readInput() throws -> [UInt8] {
+    private static func readInput() throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = read(STDIN_FILENO, &buffer, buffer.count)
@@ -116,19 +159,31 @@ final class Terminal {
 /// The process-wide signal state: C signal handlers cannot capture, so what they need lives in
 /// globals written before the handlers are installed.
 enum TerminalSignals {
+    /// Wakes the poll loop: an attachment finished loading.
+    static func attachmentsLoaded() {
+        var byte: UInt8 = 1
+        _ = write(attachmentPipe.write, &byte, 1)
+    }
+
     /// SIGWINCH writes a byte here; the poll loop reads it.
     nonisolated(unsafe) static var resizePipe: (read: Int32, write: Int32) = (-1, -1)
+    /// A finished image load writes a byte here (`attachmentsLoaded()`), from the load's task; the
+    /// poll loop reads it and lays the document out again.
+    nonisolated(unsafe) static var attachmentPipe: (read: Int32, write: Int32) = (-1, -1)
     nonisolated(unsafe) static var saved = termios()
 
     static func install(original: termios) {
         saved = original
-        if resizePipe.read < 0 {
+        func makePipe(_ ends: inout (read: Int32, write: Int32)) {
+            guard ends.read < 0 else { return }
             var fds: [Int32] = [0, 0]
             if pipe(&fds) == 0 {
-                resizePipe = (fds[0], fds[1])
+                ends = (fds[0], fds[1])
                 _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
             }
         }
+        makePipe(&resizePipe)
+        makePipe(&attachmentPipe)
         signal(SIGWINCH) { _ in
             var byte: UInt8 = 1
             _ = write(TerminalSignals.resizePipe.write, &byte, 1)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An attachment's intrinsic size, in points (pixels for images).
 public struct AttachmentSize: Hashable, Sendable {
@@ -98,20 +99,79 @@ public actor AttachmentCache {
 
     /// Every attachment of `text` resolved, by URL (stage 3). URLs are requested concurrently.
     public func resolveAll(in text: IntentText) async -> [String: AttachmentResult] {
-        var urls: [String] = []
-        var seen: Set<String> = []
-        for run in text.text.runs {
-            if case .record(let record)? = run.attributes[.attachment], case .string(let url)? = record[IntentText.AttachmentField.source],
-               seen.insert(url).inserted {
-                urls.append(url)
-            }
-        }
+        let urls = text.attachmentSources
         return await withTaskGroup(of: (String, AttachmentResult).self) { group in
             for url in urls { group.addTask { (url, await self.resolve(url)) } }
             var results: [String: AttachmentResult] = [:]
             for await (url, result) in group { results[url] = result }
             return results
         }
+    }
+}
+
+extension IntentText {
+    /// The source of every attachment record in the text, each once, in text order.
+    ///
+    /// - Complexity: O(r) for r attribute runs.
+    public var attachmentSources: [String] {
+        var urls: [String] = []
+        var seen: Set<String> = []
+        for run in text.runs {
+            if case .record(let record)? = run.attributes[.attachment], case .string(let url)? = record[IntentText.AttachmentField.source],
+               seen.insert(url).inserted {
+                urls.append(url)
+            }
+        }
+        return urls
+    }
+}
+
+/// The attachment stage of a live editor, which cannot wait for loads: ``results`` says what is
+/// known now (a view lays out with it at once, attachments still loading as placeholders sized
+/// from the width and height the document sets, or the metric's default), and ``request(in:resolved:)``
+/// starts the missing loads through an ``AttachmentCache`` (its loader, cache and de-duplication
+/// by URL), calling back as each finishes so the view lays out again. Only sizes change then:
+/// the text, and so every offset and the selection, stay as they are.
+public final class LiveAttachments: Sendable {
+    /// The cache loads go through.
+    public let cache: AttachmentCache
+    private let state = Mutex<(results: [String: AttachmentResult], loading: [String: Task<Void, Never>])>((results: [:], loading: [:]))
+
+    /// A stage loading through `cache`.
+    public init(cache: AttachmentCache) { self.cache = cache }
+
+    /// What has been resolved so far, by URL: the `attachments` argument of
+    /// `StyleEnvironment.apply(to:attachments:)`.
+    public var results: [String: AttachmentResult] { state.withLock { $0.results } }
+
+    /// Starts a load for every attachment source of `text` that is neither resolved nor loading;
+    /// `resolved` is called once for each as it finishes, after ``results`` has it, on a task of
+    /// its own (a view hops to its own thread from there). Returns the sources whose loads started.
+    ///
+    /// - Complexity: O(r) for r attribute runs, plus the loads.
+    @discardableResult
+    public func request(in text: IntentText, resolved: @escaping @Sendable (String, AttachmentResult) -> Void = { _, _ in }) -> [String] {
+        let cache = self.cache
+        return state.withLock { state -> [String] in
+            var started: [String] = []
+            for url in text.attachmentSources where state.results[url] == nil && state.loading[url] == nil {
+                started.append(url)
+                state.loading[url] = Task {
+                    let result = await cache.resolve(url)
+                    self.state.withLock { state in
+                        state.results[url] = result
+                        state.loading[url] = nil
+                    }
+                    resolved(url, result)
+                }
+            }
+            return started
+        }
+    }
+
+    /// Waits until every load started so far has finished.
+    public func waitForLoads() async {
+        while let task = state.withLock({ $0.loading.values.first }) { await task.value }
     }
 }
 

@@ -26,13 +26,23 @@ extension LayoutMetrics {
 
 /// Monospace terminal cells: East Asian wide and fullwidth characters and emoji take two cells,
 /// combining marks and other zero-width characters none, everything else one; a grapheme
-/// cluster takes the width of its widest scalar (an emoji ZWJ sequence is two cells). Every line
-/// is one row; an attachment is a box as wide as its label.
+/// cluster takes the width of its widest scalar (an emoji ZWJ sequence is two cells). A line of
+/// text is one row; an attachment is a box one row high and as wide as its label, or, with an
+/// ``imageCell`` and a known size, a box of the cells the image covers.
 public struct TerminalMetrics: LayoutMetrics {
-    /// A metric.
-    public init() {}
+    /// How many pixels of an image one cell stands for, or nil to draw every attachment as its
+    /// one-row label (what an editor whose lines are one row each wants).
+    public let imageCell: AttachmentSize?
 
-    public var name: String { "terminal" }
+    /// A metric drawing attachments as their one-row labels.
+    public init() { imageCell = nil }
+
+    /// A metric drawing an attachment of known size as a box of `imageCell`-sized cells (8 × 16
+    /// pixels is a common terminal cell); one of unknown size, or too small for a box (under 3
+    /// cells wide or 2 rows high), stays its one-row label.
+    public init(imageCell: AttachmentSize) { self.imageCell = imageCell }
+
+    public var name: String { imageCell.map { "terminal-\($0.width)x\($0.height)" } ?? "terminal" }
 
     /// The cell width of a cluster (0, 1 or 2).
     public static func cells(of cluster: Character) -> Int {
@@ -76,7 +86,12 @@ public struct TerminalMetrics: LayoutMetrics {
     public func advance(of cluster: Character, font: FontDescriptor) -> Double { Double(Self.cells(of: cluster)) }
     public func lineHeight(for font: FontDescriptor) -> Double { 1 }
     public func attachmentSize(intrinsic: AttachmentSize?, label: String, font: FontDescriptor) -> AttachmentSize {
-        AttachmentSize(width: width(of: label, font: font), height: 1)
+        if let imageCell, let intrinsic, imageCell.width > 0, imageCell.height > 0 {
+            let cells = AttachmentSize(width: (intrinsic.width / imageCell.width).rounded(.up), height: (intrinsic.height / imageCell.height).rounded(.up))
+            // Too small for a box around a label (a border on each side and a row inside): the label.
+            if cells.width >= 3, cells.height >= 2 { return cells }
+        }
+        return AttachmentSize(width: width(of: label, font: font), height: 1)
     }
 }
 
@@ -101,6 +116,8 @@ public final class AttachmentSizeCache: Sendable {
     struct Key: Hashable {
         var source: String
         var resolved: AttachmentResult?
+        var declaredWidth: Double?
+        var declaredHeight: Double?
         var font: FontDescriptor
         var metric: String
         var available: Double
@@ -140,7 +157,8 @@ public struct BuiltRun: Hashable, Sendable {
 }
 
 /// A paragraph ready for layout: its indentation, the marker drawn in the indent (a bullet, a
-/// number, a checkbox, a quote bar), and its runs.
+/// number, a checkbox, a quote bar), the space above it and what its long lines do — all from
+/// the block styles of the blocks around it — and its runs.
 public struct BuiltParagraph: Hashable, Sendable {
     public var paragraph: IntentParagraph
     /// The left indent in layout units.
@@ -148,6 +166,11 @@ public struct BuiltParagraph: Hashable, Sendable {
     /// Drawn at the start of the first line, right-aligned in the indent; empty for none.
     public var marker: String
     public var runs: [BuiltRun]
+    /// The space between the paragraph above and this one: the block spacings that meet there,
+    /// collapsed (0 for the first paragraph).
+    public var spacingBefore: Double = 0
+    /// Whether long lines wrap or the paragraph scrolls horizontally.
+    public var overflow: BlockOverflow = .wrap
 }
 
 /// Stage 5's output.
@@ -164,11 +187,15 @@ public struct BuiltText: Hashable, Sendable {
 public struct RunBuilder: Sendable {
     public let metrics: any LayoutMetrics
     public let cache: AttachmentSizeCache
+    /// The style of each kind of block: indents, markers, spacing, overflow.
+    public var blockStyles: BlockStyles
 
-    /// A builder measuring with `metrics` and caching attachment sizes in `cache`.
-    public init(metrics: any LayoutMetrics, cache: AttachmentSizeCache = AttachmentSizeCache()) {
+    /// A builder measuring with `metrics`, caching attachment sizes in `cache` and decorating
+    /// blocks with `blockStyles`.
+    public init(metrics: any LayoutMetrics, cache: AttachmentSizeCache = AttachmentSizeCache(), blockStyles: BlockStyles = .standard) {
         self.metrics = metrics
         self.cache = cache
+        self.blockStyles = blockStyles
     }
 
     /// The placeholder label of an attachment.
@@ -189,36 +216,93 @@ public struct RunBuilder: Sendable {
         max(width - indent, width / 4, 1)
     }
 
-    /// The indent and marker a paragraph gets from its path.
-    func decoration(_ path: [BlockIdentity], firstInItem: Set<Int>) -> (indent: Double, marker: String) {
-        let font = FontDescriptor(family: "body", size: 16)
-        let cell = metrics.advance(of: " ", font: font)
-        var indent = 0.0
-        var marker = ""
-        for (depth, block) in path.enumerated() {
-            switch block.intent {
-            case .blockQuote:
-                indent += 2 * cell
-                marker = "│"
-            case .listItem(let checked):
-                guard depth > 0, case .list(let style, _) = path[depth - 1].intent else { continue }
-                let text: String
-                switch style {
-                case .bullet: text = "•"
-                case .ordered(let start):
-                    // A parser may hand over any start: the number saturates rather than trap.
-                    let (number, overflow) = start.addingReportingOverflow(block.ordinal)
-                    text = "\(overflow ? Int.max : number)."
-                case .task: text = (checked ?? false) ? "☑" : "☐"
+    /// The marker of a list item in `list`.
+    static func listMarker(_ item: BlockIdentity, in list: BlockIntent) -> String? {
+        guard case .list(let style, _) = list, case .listItem(let checked) = item.intent else { return nil }
+        switch style {
+        case .bullet: return "•"
+        case .ordered(let start):
+            // A parser may hand over any start: the number saturates rather than trap.
+            let (number, overflow) = start.addingReportingOverflow(item.ordinal)
+            return "\(overflow ? Int.max : number)."
+        case .task: return (checked ?? false) ? "☑" : "☐"
+        }
+    }
+
+    /// Where each block's paragraphs are and how big each table is: what the block styles are
+    /// told beyond a paragraph's own path.
+    struct BlockExtents {
+        /// The first and last paragraph index of each block, by block id.
+        var paragraphs: [Int: ClosedRange<Int>] = [:]
+        /// Each table's row count and widest row, by table id.
+        var tableSizes: [Int: (rows: Int, columns: Int)] = [:]
+
+        init(_ paragraphs: [StyledParagraph]) {
+            var rowsSeen: [Int: Set<Int>] = [:]
+            for (index, styled) in paragraphs.enumerated() {
+                let path = styled.paragraph.path
+                for block in path {
+                    self.paragraphs[block.id] = (self.paragraphs[block.id]?.lowerBound ?? index)...index
                 }
-                indent += Double(max(2, text.count + 1)) * cell
-                marker = firstInItem.contains(block.id) ? text : ""
-            case .codeBlock:
-                indent += 2 * cell
-            default: break
+                for (depth, block) in path.enumerated() where depth >= 2 && block.intent.kind == .tableCell {
+                    let table = path[depth - 2].id
+                    rowsSeen[table, default: []].insert(path[depth - 1].id)
+                    let size = tableSizes[table] ?? (0, 0)
+                    tableSizes[table] = (rowsSeen[table]?.count ?? 0, max(size.columns, block.ordinal + 1))
+                }
             }
         }
-        return (indent, marker)
+    }
+
+    /// A paragraph's decoration from the styles of the blocks in its path: indents add up, the
+    /// innermost marker and scrolling block win, and the paragraph's top (bottom) spacing is the
+    /// largest of the blocks it starts (ends).
+    ///
+    /// - Complexity: O(d) for a path of depth d, plus the styles' own work.
+    func decoration(of index: Int, _ paragraph: IntentParagraph, content: String, extents: BlockExtents)
+        -> (indent: Double, marker: String, top: Double, bottom: Double, overflow: BlockOverflow) {
+        let body = FontDescriptor(family: "body", size: 16)
+        let spaceWidth = metrics.advance(of: " ", font: body)
+        let lineHeight = metrics.lineHeight(for: body)
+        let path = paragraph.path
+        var result = (indent: 0.0, marker: "", top: 0.0, bottom: 0.0, overflow: BlockOverflow.wrap)
+        var listDepth = 0
+        var quoteDepth = 0
+        var tight = false
+        for (depth, block) in path.enumerated() {
+            let parent = depth > 0 ? path[depth - 1] : nil
+            var configuration = BlockStyleConfiguration(
+                block: block, enclosing: Array(path[..<depth]), content: content,
+                isFirstParagraph: extents.paragraphs[block.id]?.lowerBound ?? index == index,
+                isLastParagraph: extents.paragraphs[block.id]?.upperBound ?? index == index,
+                spaceWidth: spaceWidth, lineHeight: lineHeight)
+            switch block.intent {
+            case .heading(let level): configuration.headingLevel = level
+            case .list(_, let isTight):
+                listDepth += 1
+                tight = isTight
+            case .listItem: configuration.listMarker = parent.flatMap { Self.listMarker(block, in: $0.intent) }
+            case .blockQuote: quoteDepth += 1
+            case .codeBlock(let language): configuration.codeLanguage = language
+            case .tableCell(let column, let alignment):
+                if depth >= 2, case .tableRow(let isHeader) = path[depth - 1].intent {
+                    let size = extents.tableSizes[path[depth - 2].id] ?? (1, column + 1)
+                    configuration.table = TableGeometry(row: path[depth - 1].ordinal, column: column, rowCount: size.rows,
+                                                        columnCount: size.columns, isHeader: isHeader, alignment: alignment)
+                }
+            default: break
+            }
+            configuration.listDepth = listDepth
+            configuration.quoteDepth = quoteDepth
+            configuration.isInTightList = tight
+            let decoration = blockStyles[block.intent.kind].decoration(configuration)
+            result.indent += decoration.indent
+            if let marker = decoration.marker { result.marker = marker }
+            if decoration.overflow == .scrollHorizontally { result.overflow = .scrollHorizontally }
+            if configuration.isFirstParagraph { result.top = max(result.top, decoration.spacing.top) }
+            if configuration.isLastParagraph { result.bottom = max(result.bottom, decoration.spacing.bottom) }
+        }
+        return result
     }
 
     /// Builds `text` for a width proposal.
@@ -227,22 +311,21 @@ public struct RunBuilder: Sendable {
     ///   and available width (cached).
     public func build(_ text: StyledText, proposal width: Double) -> BuiltText {
         var paragraphs: [BuiltParagraph] = []
-        var seenItems: Set<Int> = []
-        for styled in text.paragraphs {
-            var firstInItem: Set<Int> = []
-            for block in styled.paragraph.path where block.intent.isListItem && seenItems.insert(block.id).inserted {
-                firstInItem.insert(block.id)
-            }
-            let (indent, marker) = decoration(styled.paragraph.path, firstInItem: firstInItem)
+        let extents = BlockExtents(text.paragraphs)
+        var bottomAbove: Double?
+        for (index, styled) in text.paragraphs.enumerated() {
+            let range = styled.paragraph.range
+            let content = String(decoding: text.units[range.lowerBound..<max(range.lowerBound, range.upperBound - 1)], as: UTF16.self)
+            let decoration = decoration(of: index, styled.paragraph, content: content, extents: extents)
+            let indent = decoration.indent
             let available = Self.contentWidth(width, indent: indent)
             let runs = styled.runs.map { run -> BuiltRun in
                 guard let attachment = run.attachment else { return BuiltRun(range: run.range, style: run.style) }
                 let label = Self.label(for: attachment)
-                let key = AttachmentSizeCache.Key(source: attachment.source, resolved: attachment.result, font: run.style.font, metric: metrics.name, available: available)
+                let key = AttachmentSizeCache.Key(source: attachment.source, resolved: attachment.result, declaredWidth: attachment.declaredWidth,
+                                                  declaredHeight: attachment.declaredHeight, font: run.style.font, metric: metrics.name, available: available)
                 let size = cache.size(for: key) {
-                    var intrinsic: AttachmentSize?
-                    if case .loaded(let loaded)? = attachment.result { intrinsic = loaded.size }
-                    var size = metrics.attachmentSize(intrinsic: intrinsic, label: label, font: run.style.font)
+                    var size = metrics.attachmentSize(intrinsic: attachment.intrinsicSize, label: label, font: run.style.font)
                     if size.width > available, size.width > 0 {
                         size = AttachmentSize(width: available, height: size.height * available / size.width)
                     }
@@ -250,9 +333,33 @@ public struct RunBuilder: Sendable {
                 }
                 return BuiltRun(range: run.range, style: run.style, attachment: attachment, size: size, label: label)
             }
-            paragraphs.append(BuiltParagraph(paragraph: styled.paragraph, indent: indent, marker: marker, runs: runs))
+            // The first paragraph has nothing above it to keep apart from.
+            let spacing = bottomAbove.map { BlockSpacing.collapsed(bottom: $0, top: decoration.top) } ?? 0
+            bottomAbove = decoration.bottom
+            paragraphs.append(BuiltParagraph(paragraph: styled.paragraph, indent: indent, marker: decoration.marker, runs: runs,
+                                             spacingBefore: spacing, overflow: decoration.overflow))
         }
         return BuiltText(units: text.units, paragraphs: paragraphs, proposalWidth: width)
+    }
+}
+
+extension AttachmentReference {
+    /// The size the attachment is drawn at before capping at the available width: the document's
+    /// width and height when it sets both (before or after the image loads, so the placeholder
+    /// already has the final size); with one of them set and the image loaded, the other from the
+    /// image's aspect ratio; else the loaded image's own size. nil while none is known (the
+    /// metric's default placeholder then).
+    ///
+    /// - Complexity: O(1).
+    public var intrinsicSize: AttachmentSize? {
+        var loaded: AttachmentSize?
+        if case .loaded(let attachment)? = result { loaded = attachment.size }
+        switch (declaredWidth, declaredHeight, loaded) {
+        case (let width?, let height?, _): return AttachmentSize(width: width, height: height)
+        case (let width?, nil, let own?) where own.width > 0: return AttachmentSize(width: width, height: own.height * width / own.width)
+        case (nil, let height?, let own?) where own.height > 0: return AttachmentSize(width: own.width * height / own.height, height: height)
+        default: return loaded
+        }
     }
 }
 
@@ -262,9 +369,3 @@ extension BuiltRun {
     }
 }
 
-extension BlockIntent {
-    var isListItem: Bool {
-        if case .listItem = self { return true }
-        return false
-    }
-}

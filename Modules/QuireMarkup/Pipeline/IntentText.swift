@@ -1,3 +1,4 @@
+import Foundation
 import QuireTextStorage
 
 /// A block in a paragraph's nesting path: what it is, which one it is, and its position among
@@ -56,7 +57,8 @@ public struct IntentParagraph: Hashable, Sendable {
 
 /// Stage 1 of the pipeline: markup as attributed text carrying intents. Inline intents are
 /// character attributes (bold, italic, strikethrough, code, link, attachment); block intents
-/// are per-paragraph paths of `BlockIdentity`. Every paragraph ends with "\n"; an attachment
+/// are per-paragraph paths of `BlockIdentity`. Every paragraph ends with "\n" (a code block's
+/// lines are separated by U+2028, a break inside its one paragraph); an attachment
 /// (image) is U+FFFC with an `.attachment` record (source, alt, title).
 public struct IntentText: Hashable, Sendable {
     /// The text and its character attributes.
@@ -75,6 +77,10 @@ public struct IntentText: Hashable, Sendable {
         public static let source = "source"
         public static let alt = "alt"
         public static let title = "title"
+        /// The width and height the document sets (a Double each, in points), for a placeholder
+        /// sized before the image loads; absent when the document leaves the size to the image.
+        public static let width = "width"
+        public static let height = "height"
     }
 
     /// Stage 1: the document as intent text.
@@ -105,6 +111,30 @@ public struct IntentText: Hashable, Sendable {
             start = offset
         }
         self.init(text: AttributedText(terminated), paragraphs: paragraphs)
+    }
+
+    /// Stage 1 for a text view's storage: the paragraphs of ``init(plainText:)`` with the
+    /// storage's character attributes, so that an attachment record on a U+FFFC (an image
+    /// plugin's, through its theme) reaches the attachment stage as a markup image's does.
+    /// Offsets are the storage's UTF-16 offsets.
+    ///
+    /// - Complexity: O(n + r) for r attribute runs.
+    public init(storage: TextStorage) {
+        let plain = IntentText(plainText: storage.string)
+        var runs: [(length: Int, attributes: Attributes)] = []
+        if storage.length > 0 {
+            do {
+                runs = try storage.runs(in: NSRange(location: 0, length: storage.length)).map { ($0.range.length, $0.attributes) }
+            } catch {
+                preconditionFailure("the storage's whole range is in range: \(error)")
+            }
+        }
+        runs.append((1, .empty))  // the final "\n" every paragraph of intent text ends with
+        let text: AttributedText
+        do { text = try AttributedText(plain.text.string, runs: runs) } catch {
+            preconditionFailure("runs cover the storage's text and the final \"\\n\": \(error)")
+        }
+        self.init(text: text, paragraphs: plain.paragraphs)
     }
 
     /// The UTF-16 units of the paragraph's text without its final "\n".
@@ -158,7 +188,10 @@ struct IntentTextBuilder {
         case .codeBlock, .htmlBlock:
             var literal = Substring(block.literal)
             if literal.hasSuffix("\n") { literal = literal.dropLast() }
-            paragraph(path: path) { $0.append(String(literal), block.intent == .htmlBlock ? [.rawMarkup: true] : [.code: true]) }
+            // The literal's line ends are breaks inside the one paragraph (U+2028), as the
+            // layout breaks lines only there: a "\n" would end the paragraph.
+            let lines = String(String.UnicodeScalarView(literal.unicodeScalars.map { $0 == "\n" ? "\u{2028}" : $0 }))
+            paragraph(path: path) { $0.append(lines, block.intent == .htmlBlock ? [.rawMarkup: true] : [.code: true]) }
         case .thematicBreak:
             paragraph(path: path) { _ in }
         case .blockQuote, .list, .listItem, .table, .tableRow, .footnoteDefinition:

@@ -102,6 +102,9 @@ public struct TextLayout: Sendable {
     public let length: Int
     /// The total height.
     public private(set) var height: Double
+    /// What each paragraph (layout) does with long lines: a paragraph that scrolls
+    /// horizontally is never wrapped, so its lines may be wider than `width`.
+    public private(set) var overflow: [BlockOverflow]
     /// The line breaks: U+2028 (a hard break inside a paragraph).
     static let lineSeparator: UInt16 = 0x2028
 
@@ -114,9 +117,11 @@ public struct TextLayout: Sendable {
         lines = []
         firstLine = []
         height = 0
+        overflow = text.paragraphs.map(\.overflow)
         var y = 0.0
         for (index, paragraph) in text.paragraphs.enumerated() {
             firstLine.append(lines.count)
+            y += paragraph.spacingBefore
             let laid = Self.layoutParagraph(paragraph, index: index, units: text.units, width: width, metrics: metrics, y: &y)
             lines += laid
         }
@@ -150,7 +155,7 @@ public struct TextLayout: Sendable {
                 offset += count
             }
         }
-        let available = RunBuilder.contentWidth(width, indent: paragraph.indent)
+        let available = paragraph.overflow == .scrollHorizontally ? .infinity : RunBuilder.contentWidth(width, indent: paragraph.indent)
         // Greedy wrap: break after the last space that fits, else before the cluster that
         // overflows; spaces may hang past the edge; U+2028 forces a break after itself.
         var breaks: [Int] = []
@@ -340,18 +345,11 @@ public struct TextLayout: Sendable {
         return frames
     }
 
-    /// The link target under `point`, if the point is over linked text.
+    /// The link target under `point`, if the point is over linked text (``linkHit(at:)`` gives
+    /// its range and frames too).
     ///
-    /// - Complexity: O(log n).
-    public func link(at point: LayoutPoint) -> String? {
-        let global = lineIndex(atY: point.y)
-        let line = lines[global]
-        guard point.y >= line.y, point.y < line.y + line.height else { return nil }
-        for run in runsNear(point.x, in: line) where point.x >= run.x && point.x < run.x + run.width {
-            return run.style.link
-        }
-        return nil
-    }
+    /// - Complexity: O(log n + k) for the k runs of the link.
+    public func link(at point: LayoutPoint) -> String? { linkHit(at: point)?.url }
 
     func runsNear(_ x: Double, in line: LayoutLine) -> ArraySlice<LayoutRun> {
         guard !line.runs.isEmpty else { return [] }

@@ -23,14 +23,41 @@ public struct MarkupPipeline: Sendable {
     ///
     /// - Complexity: O(n) in the document's size, plus the attachment loads.
     public func build(_ document: MarkupDocument, proposal width: Double) async -> BuiltText {
+        await built(document, proposal: width).built
+    }
+
+    /// Stages 1–2, then 3–5: the intent text as preprocessed, and its build.
+    private func built(_ document: MarkupDocument, proposal width: Double) async -> (text: IntentText, built: BuiltText) {
         var text = IntentText(document)
         for step in preprocessors { text = step.process(text) }
         let resolved = await attachments.resolveAll(in: text)
-        return builder.build(environment.apply(to: text, attachments: resolved), proposal: width)
+        return (text, builder.build(environment.apply(to: text, attachments: resolved), proposal: width))
     }
 
     /// Runs every stage and lays the result out at `width`.
     public func layout(_ document: MarkupDocument, width: Double) async -> TextLayout {
-        TextLayout(await build(document, proposal: width), width: width, metrics: builder.metrics)
+        await render(document, width: width).layout
+    }
+
+    /// Runs every stage and lays the result out at `width`, keeping what each step made: what a
+    /// view draws, and what ``RenderedTextSelection`` selects and copies from.
+    public func render(_ document: MarkupDocument, width: Double) async -> RenderedText {
+        let (text, built) = await built(document, proposal: width)
+        return RenderedText(text: text, built: built, layout: TextLayout(built, width: width, metrics: builder.metrics))
+    }
+}
+
+/// A document through the whole pipeline: its intent text after preprocessing, the built runs
+/// and the layout.
+public struct RenderedText: Sendable {
+    public var text: IntentText
+    public var built: BuiltText
+    public var layout: TextLayout
+
+    /// A rendering.
+    public init(text: IntentText, built: BuiltText, layout: TextLayout) {
+        self.text = text
+        self.built = built
+        self.layout = layout
     }
 }

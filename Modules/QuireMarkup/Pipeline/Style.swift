@@ -34,6 +34,9 @@ public struct AttachmentReference: Hashable, Sendable {
     public var alt: String
     /// nil until stage 3 resolves it.
     public var result: AttachmentResult?
+    /// The width and height the document sets (an editor's image node), nil for the image's own.
+    public var declaredWidth: Double? = nil
+    public var declaredHeight: Double? = nil
 }
 
 /// A run of one style in a styled paragraph (UTF-16 offsets into the text).
@@ -114,6 +117,15 @@ public struct StyleEnvironment: Hashable, Sendable {
         )
     }
 
+    /// A record's size member as a positive number, or nil.
+    static func positive(_ value: AttributeValue?) -> Double? {
+        switch value {
+        case .double(let number)? where number > 0 && number.isFinite: number
+        case .int(let number)? where number > 0: Double(number)
+        default: nil
+        }
+    }
+
     /// Stage 4: styles every run; attachments carry their stage-3 results.
     ///
     /// - Complexity: O(r + p) for r runs and p paragraphs.
@@ -134,9 +146,11 @@ public struct StyleEnvironment: Hashable, Sendable {
                     if case .record(let record)? = run.attributes[.attachment] {
                         let source = record[IntentText.AttachmentField.source].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
                         let alt = record[IntentText.AttachmentField.alt].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
+                        let reference = AttachmentReference(source: source, alt: alt, result: attachments[source],
+                                                            declaredWidth: Self.positive(record[IntentText.AttachmentField.width]),
+                                                            declaredHeight: Self.positive(record[IntentText.AttachmentField.height]))
                         for offset in lower..<upper {
-                            styled.append(StyledRun(range: offset..<(offset + 1), style: style,
-                                                    attachment: AttachmentReference(source: source, alt: alt, result: attachments[source])))
+                            styled.append(StyledRun(range: offset..<(offset + 1), style: style, attachment: reference))
                         }
                     } else {
                         styled.append(StyledRun(range: lower..<upper, style: style, attachment: nil))
