@@ -81,7 +81,11 @@ load-test: deps
 # Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the engine's input formats; the
 # harnesses are the Fuzz/ package. FUZZ_SECONDS per harness (default 60), FUZZ_TARGETS to choose,
 # FUZZ_FLAGS for more libFuzzer flags; see Tools/fuzz.sh. Not part of `make test`.
-FUZZ_BUILD := $(SWIFT) build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address
+# swiftc keeps only the last -sanitize= flag it is given, so SwiftPM's --sanitize=fuzzer
+# --sanitize=address built with AddressSanitizer alone and no coverage instrumentation (libFuzzer
+# then mutated blindly: "no interesting inputs were found"). The -Xswiftc list comes last and
+# wins; --sanitize=fuzzer stays so that SwiftPM lets libFuzzer provide main.
+FUZZ_BUILD := $(SWIFT) build --package-path Fuzz -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
 fuzz: deps
 	$(FUZZ_BUILD)
 	Tools/fuzz.sh "$$($(FUZZ_BUILD) --show-bin-path)"
