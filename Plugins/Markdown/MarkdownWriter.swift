@@ -358,10 +358,14 @@ struct InlineWriter {
                 let nextIsBreak = index + 1 < inlines.count && [.softBreak, .lineBreak].contains(inlines[index + 1].intent)
                 let hard = inline.intent == .lineBreak || currentLineIsEmpty || nextIsBreak
                 newLine(hard: hard, spaces: hard && inline.details[MarkupDetails.spaces] == .bool(true) && !currentLineIsEmpty)
-            case .emphasis:
-                wrap(Self.delimiter(inline, default: "*", allowed: ["*", "_"]), inline.children, last: last)
-            case .strong:
-                wrap(Self.delimiter(inline, default: "**", allowed: ["**", "__"]), inline.children, last: last)
+            case .emphasis, .strong:
+                let strong = inline.intent == .strong
+                var delimiter = Self.delimiter(inline, default: strong ? "**" : "*", allowed: strong ? ["**", "__"] : ["*", "_"])
+                if delimiter.first == "_",
+                   !Self.underscoreDelimitsBetween(lines[lines.count - 1].last, Self.firstCharacter(index + 1 < inlines.count ? inlines[index + 1] : nil)) {
+                    delimiter = strong ? "**" : "*"
+                }
+                wrap(delimiter, inline.children, last: last)
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
             case .link(let destination, _) where Self.autolink(inline, before: index + 1 < inlines.count ? inlines[index + 1] : nil) != nil:
@@ -384,6 +388,31 @@ struct InlineWriter {
                 writeText(inline.children.map(\.plainText).joined())
                 append("](" + Self.destination(source) + Self.title(title) + ")")
             }
+        }
+    }
+
+    /// Whether `_` delimiters written between these neighbours still open and close a span.
+    /// cmark-gfm reads an underscore beside a letter, a digit or any non-ASCII character (U+FFFD
+    /// from a decoded `&#0;` among them) as part of a word, so a source's `_` is kept only between
+    /// whitespace, ASCII punctuation or the ends of a line (`nil`); elsewhere `*` is written.
+    static func underscoreDelimitsBetween(_ before: Character?, _ after: Character?) -> Bool {
+        func separates(_ character: Character?) -> Bool {
+            guard let character else { return true }
+            return character.isWhitespace || asciiPunctuation.contains(character)
+        }
+        return separates(before) && separates(after)
+    }
+
+    static let asciiPunctuation: Set<Character> = Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+    /// The first character an inline is written with: its text's, a break's end of line (`nil`),
+    /// or, for any other span, the punctuation its syntax starts with.
+    static func firstCharacter(_ inline: MarkupInline?) -> Character? {
+        guard let inline else { return nil }
+        switch inline.intent {
+        case .text(let text): return text.first
+        case .softBreak, .lineBreak: return nil
+        default: return "*"
         }
     }
 

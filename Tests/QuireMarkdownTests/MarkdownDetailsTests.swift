@@ -52,6 +52,18 @@ import Testing
         #expect(second.written == first.written)
     }
 
+    /// A span the source delimited with `_` is written with `*` where an underscore would sit
+    /// inside a word: after `&#0;` decodes to U+FFFD, `_r_` behind it no longer reads as emphasis
+    /// (MarkdownFuzz found "_b&#0;_r_" come back as the text "_b\u{FFFD}_r_").
+    @Test(arguments: ["_b&#0;_r_\n", "<textarea>\n\n*foo*\n\n_b&#0;_r_\n\n</textAr%a>\n", "x&#0;__y__z\n", "_a_ and _b_\n"])
+    func underscoreSpansStaySpans(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(FlatString.render(second.state) == FlatString.render(first.state), "\(first.written.debugDescription)")
+        #expect(nodes(second.state).map(\.type) == nodes(first.state).map(\.type))
+        #expect(second.written == first.written)
+    }
+
     /// A sample, the type of the node that keeps the detail, and the markup field it gets.
     struct Sample: Sendable, CustomTestStringConvertible {
         var markdown: String
