@@ -8,9 +8,12 @@ import QuireTextStorage
 /// A step of an edit script that could not be read or applied: the 1-based line it stands on
 /// (0 while the step is applied on its own, outside a script) and what was wrong with it.
 public struct EditScriptError: Error, Equatable, CustomStringConvertible {
+    /// The 1-based line of the script, or 0 for a step applied on its own.
     public let line: Int
+    /// What was wrong with the step.
     public let message: String
 
+    /// An error for a step; ``EditScript/forEachStep(in:_:)`` sets the line of a step's error.
     public init(line: Int, message: String) {
         self.line = line
         self.message = message

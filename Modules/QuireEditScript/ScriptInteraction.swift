@@ -11,13 +11,17 @@ public final class ScriptInteraction {
     /// The ops this type applies; ``EditScript/apply(_:to:interaction:)`` refuses them without one.
     public static let operations: Set<String> = ["reload", "suggest", "viewport", "userScroll", "highlight", "focus"]
 
+    /// The editor the interaction steps act on.
     public let editor: Editor
     let reloader: LiveReload
+    /// The highlights the `highlight` steps set, kept in step with the editor's text edits.
     public let highlights = HighlightLayer()
     let applier: HighlightApplier
+    /// The terminal viewport, from the first `viewport` step on (nil before it).
     public private(set) var viewport: ViewportController?
     private var highlighted = false
 
+    /// Interaction state for `editor`: live reload and highlights follow its text from now on.
     public init(editor: Editor) {
         self.editor = editor
         reloader = LiveReload(editor: editor)
