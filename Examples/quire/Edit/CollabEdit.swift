@@ -188,6 +188,8 @@ enum CollabEdit {
                 let size = terminal.size
                 try session.resize(columns: size.columns, rows: size.rows)
                 shown = nil
+            case .input(.attachments):
+                session.attachmentsDidLoad()
             case .input(.ended(let reason)):
                 if let reason { session.message = reason }
                 break loop

@@ -94,6 +94,8 @@ final class Terminal {
     enum Input: Sendable {
         case bytes([UInt8])
         case resize
+        /// An image finished loading: lay the document out again.
+        case attachments
         /// End of input, or a read error: the session ends.
         case ended(String?)
     }
@@ -107,6 +109,7 @@ final class Terminal {
                 switch Self.waitForInput(timeoutMilliseconds: -1) {
                 case .timeout: continue
                 case .resize: report(.resize)
+                case .attachments: report(.attachments)
                 case .input:
                     do {
                         let bytes = try Self.readInput()
