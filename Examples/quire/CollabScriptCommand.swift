@@ -72,7 +72,7 @@ struct CollabSession {
 
     /// Applies one step of the script.
     mutating func apply(_ step: JSONValue) throws {
-        guard let object = step.objectValue else { throw EditScriptError(line: 0, message: "a step must be a JSON object") }
+        guard let object = step.objectValue else { throw EditScriptError("a step must be a JSON object") }
         switch object["op"]?.stringValue {
         case "sync":
             try sync(from: existing(object, "from"), to: existing(object, "to"))
@@ -80,23 +80,23 @@ struct CollabSession {
             try syncAll()
         default:
             guard let name = object["peer"]?.stringValue else {
-                throw EditScriptError(line: 0, message: "an edit step needs a string \"peer\"")
+                throw EditScriptError("an edit step needs a string \"peer\"")
             }
             let peer = try self.peer(named: name)
             try EditScript.apply(step, to: peer.editor, interaction: peer.interaction)
             if let error = peer.failures.errors.first {
                 peer.failures.errors.removeAll()
-                throw EditScriptError(line: 0, message: "peer \"\(name)\": the edit could not be written to its CRDT document: \(error)")
+                throw EditScriptError("peer \"\(name)\": the edit could not be written to its CRDT document: \(error)")
             }
         }
     }
 
     /// The peer a sync step names in `key`; it must exist.
     private func existing(_ object: JSONObject, _ key: String) throws -> Peer {
-        guard let name = object[key]?.stringValue else { throw EditScriptError(line: 0, message: "\"sync\" needs a string \"\(key)\"") }
+        guard let name = object[key]?.stringValue else { throw EditScriptError("\"sync\" needs a string \"\(key)\"") }
         guard let peer = peers[name] else {
             let known = names.isEmpty ? "none yet" : names.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw EditScriptError(line: 0, message: "\"sync\" names peer \"\(name)\", which does not exist (peers: \(known))")
+            throw EditScriptError("\"sync\" names peer \"\(name)\", which does not exist (peers: \(known))")
         }
         return peer
     }

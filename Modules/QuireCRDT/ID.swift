@@ -42,13 +42,6 @@ public struct IDSpan: Hashable, Sendable {
     /// One past the last counter.
     public var end: OpCounter
 
-    /// Creates a span; `end` must not be below `start`.
-    public init(peer: PeerID, start: OpCounter, end: OpCounter) {
-        self.peer = peer
-        self.start = start
-        self.end = end
-    }
-
     /// The number of atoms in the span.
     public var count: Int { Int(end - start) }
 

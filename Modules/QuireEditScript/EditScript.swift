@@ -13,10 +13,10 @@ public struct EditScriptError: Error, Equatable, CustomStringConvertible {
     /// What was wrong with the step.
     public let message: String
 
-    /// An error for a step; ``EditScript/forEachStep(in:_:)`` sets the line of a step's error.
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
+    /// An error for a step, at `line` (0, the default, for a step applied on its own:
+    /// ``EditScript/forEachStep(in:_:)`` sets the line of a step's error).
+    public init(_ message: String, line: Int = 0) {
+        (self.message, self.line) = (message, line)
     }
 
     public var description: String { "line \(line): \(message)" }
@@ -57,9 +57,9 @@ public enum EditScript {
             do {
                 try body(JSONParser.parse(line))
             } catch let error as EditScriptError {
-                throw EditScriptError(line: offset + 1, message: error.message)
+                throw EditScriptError(error.message, line: offset + 1)
             } catch {
-                throw EditScriptError(line: offset + 1, message: "\(error)")
+                throw EditScriptError("\(error)", line: offset + 1)
             }
         }
     }
@@ -90,8 +90,8 @@ public enum EditScript {
     /// steps (live reload, the viewport, highlights); without it those steps are refused. A
     /// collaboration script calls this for each peer's steps, with that peer's interaction state.
     public static func apply(_ step: JSONValue, to editor: Editor, interaction: ScriptInteraction? = nil) throws {
-        guard let object = step.objectValue else { throw EditScriptError(line: 0, message: "a step must be a JSON object") }
-        guard let op = object["op"]?.stringValue else { throw EditScriptError(line: 0, message: "missing \"op\"") }
+        guard let object = step.objectValue else { throw EditScriptError("a step must be a JSON object") }
+        guard let op = object["op"]?.stringValue else { throw EditScriptError("missing \"op\"") }
         if let interaction {
             if try interaction.apply(op, object) {
                 try interaction.afterStep()
@@ -111,7 +111,7 @@ public enum EditScript {
             return
         }
         if ScriptInteraction.operations.contains(op) {
-            throw EditScriptError(line: 0, message: "\"\(op)\" needs the script's interaction state")
+            throw EditScriptError("\"\(op)\" needs the script's interaction state")
         }
         try applyEditorStep(op, object, to: editor)
     }
@@ -121,7 +121,7 @@ public enum EditScript {
         switch op {
         case "select": try editor.selectionDidChange(fields.range("start", "end"))
         case "type":
-            guard let selection = editor.nativeSelection else { throw EditScriptError(line: 0, message: "no selection to type at") }
+            guard let selection = editor.nativeSelection else { throw EditScriptError("no selection to type at") }
             try editor.replaceCharacters(in: selection, with: fields.string("text"))
         case "replace": try editor.replaceCharacters(in: fields.range("start", "end"), with: fields.string("text"))
         case "mark": try editor.setMarkedText(fields.string("text"), selectedRange: fields.range("selStart", "selEnd"))
@@ -131,12 +131,12 @@ public enum EditScript {
         case "deleteWord": try editor.dispatch(Commands.deleteWord, true)
         case "format":
             let name = try fields.string("format")
-            guard let format = TextFormat(named: name) else { throw EditScriptError(line: 0, message: "unknown format \"\(name)\"") }
+            guard let format = TextFormat(named: name) else { throw EditScriptError("unknown format \"\(name)\"") }
             try editor.dispatch(Commands.formatText, format)
         case "undo": try editor.undo()
         case "redo": try editor.redo()
         case "command": try dispatchNamed(fields.string("name"), payload: object["payload"] ?? .null, on: editor)
-        default: throw EditScriptError(line: 0, message: "unknown op \"\(op)\"")
+        default: throw EditScriptError("unknown op \"\(op)\"")
         }
     }
 
@@ -156,12 +156,12 @@ struct StepFields {
     let object: JSONObject
 
     func int(_ key: String) throws -> Int {
-        guard let value = object[key]?.intValue else { throw EditScriptError(line: 0, message: "\"\(op)\" needs an integer \"\(key)\"") }
+        guard let value = object[key]?.intValue else { throw EditScriptError("\"\(op)\" needs an integer \"\(key)\"") }
         return value
     }
 
     func string(_ key: String) throws -> String {
-        guard let value = object[key]?.stringValue else { throw EditScriptError(line: 0, message: "\"\(op)\" needs a string \"\(key)\"") }
+        guard let value = object[key]?.stringValue else { throw EditScriptError("\"\(op)\" needs a string \"\(key)\"") }
         return value
     }
 
@@ -169,7 +169,7 @@ struct StepFields {
     func range(_ startKey: String, _ endKey: String) throws -> Range<Int> {
         let start = try int(startKey)
         let end = try int(endKey)
-        guard start >= 0, end >= start else { throw EditScriptError(line: 0, message: "invalid range \(start)..<\(end)") }
+        guard start >= 0, end >= start else { throw EditScriptError("invalid range \(start)..<\(end)") }
         return start..<end
     }
 }

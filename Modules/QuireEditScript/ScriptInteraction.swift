@@ -51,7 +51,7 @@ public final class ScriptInteraction {
                 switch value.stringValue {
                 case "word"?: replacing = .word
                 case "selection"?: replacing = .selection
-                default: throw EditScriptError(line: 0, message: "\"replace\" is \"word\" or \"selection\"")
+                default: throw EditScriptError("\"replace\" is \"word\" or \"selection\"")
                 }
             }
             let word = try fields.string("word")
@@ -59,7 +59,7 @@ public final class ScriptInteraction {
         case "viewport":
             let columns = try fields.int("width")
             let rows = try fields.int("height")
-            guard columns > 0, rows > 0 else { throw EditScriptError(line: 0, message: "a viewport needs a positive width and height, not \(columns)×\(rows)") }
+            guard columns > 0, rows > 0 else { throw EditScriptError("a viewport needs a positive width and height, not \(columns)×\(rows)") }
             if let viewport {
                 try viewport.resize(width: Double(columns), height: Double(rows))
             } else {
@@ -67,21 +67,21 @@ public final class ScriptInteraction {
             }
         case "userScroll":
             let row = try fields.int("row")
-            guard let viewport else { throw EditScriptError(line: 0, message: "\"userScroll\" needs a viewport step before it") }
+            guard let viewport else { throw EditScriptError("\"userScroll\" needs a viewport step before it") }
             let allowed = viewport.viewport.offsetRange(contentHeight: viewport.geometry.contentHeight, overscroll: viewport.policy.overscroll)
             guard Double(row) >= allowed.lowerBound, Double(row) <= allowed.upperBound else {
-                throw EditScriptError(line: 0, message: "row \(row) is outside the rows a viewport can start at (0...\(Int(allowed.upperBound)))")
+                throw EditScriptError("row \(row) is outside the rows a viewport can start at (0...\(Int(allowed.upperBound)))")
             }
             viewport.userDidScroll(to: Double(row), state: .reading)
         case "highlight":
-            guard let ranges = object["ranges"]?.arrayValue else { throw EditScriptError(line: 0, message: "\"highlight\" needs \"ranges\": [[start, end, name], …]") }
+            guard let ranges = object["ranges"]?.arrayValue else { throw EditScriptError("\"highlight\" needs \"ranges\": [[start, end, name], …]") }
             var wanted: [Highlight] = []
             for (index, range) in ranges.enumerated() {
                 guard let triple = range.arrayValue, triple.count == 3, let start = triple[0].intValue, let end = triple[1].intValue,
                       let name = triple[2].stringValue else {
-                    throw EditScriptError(line: 0, message: "\"ranges\"[\(index)] is not [start, end, name]")
+                    throw EditScriptError("\"ranges\"[\(index)] is not [start, end, name]")
                 }
-                guard start >= 0, end >= start else { throw EditScriptError(line: 0, message: "\"ranges\"[\(index)]: invalid range \(start)..<\(end)") }
+                guard start >= 0, end >= start else { throw EditScriptError("\"ranges\"[\(index)]: invalid range \(start)..<\(end)") }
                 wanted.append(Highlight(start..<end, name: name))
             }
             try applier.apply(wanted, length: editor.reconciler.index.totalLength)

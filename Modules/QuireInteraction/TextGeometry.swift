@@ -70,12 +70,6 @@ public struct ScrollAnchor: Hashable, Sendable {
     /// The visible top minus the anchor line's top.
     public var distance: Double
 
-    /// An anchor.
-    public init(location: Int, distance: Double) {
-        self.location = location
-        self.distance = distance
-    }
-
     /// The anchor of what `viewport` shows now.
     ///
     /// - Complexity: O(log n) in the geometry's line lookup.

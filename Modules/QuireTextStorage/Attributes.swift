@@ -192,10 +192,4 @@ public struct AttributeRun: Sendable, Hashable {
     public var range: NSRange
     /// The attributes of every unit in the run.
     public var attributes: Attributes
-
-    /// Creates a run.
-    public init(range: NSRange, attributes: Attributes) {
-        self.range = range
-        self.attributes = attributes
-    }
 }

@@ -1,5 +1,5 @@
 import QuireEditor
-import QuireInteraction
+@testable import QuireInteraction
 import QuireMarkup
 import QuireModel
 import QuireReconciler

@@ -1,4 +1,4 @@
-import QuireMarkup
+@testable import QuireMarkup
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import QuireTextStorage
+@testable import QuireTextStorage
 
 /// The oracle for the randomized test: an array of UTF-16 units, each with its own attribute
 /// dictionary. It shares no code with `TextStorage`: edited ranges come from flags on the cells

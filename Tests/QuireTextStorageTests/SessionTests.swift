@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import QuireTextStorage
+@testable import QuireTextStorage
 
 /// Editing sessions, processEditing's hooks and fixAttributes.
 @Suite struct SessionTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import QuireTextStorage
+@testable import QuireTextStorage
 
 /// Typing status, typing attributes and native versus controller edits, with VEditorKit's rules.
 @Suite struct TypingTests {

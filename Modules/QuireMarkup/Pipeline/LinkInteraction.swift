@@ -121,11 +121,6 @@ public struct LinkActivation: Hashable, Sendable {
     public var link: LinkHit
     public var opened: Bool
 
-    /// An activation.
-    public init(link: LinkHit, opened: Bool) {
-        self.link = link
-        self.opened = opened
-    }
 }
 
 /// Tap and click handling for links over a laid-out text (a rendered document or a live

@@ -54,10 +54,4 @@ public struct RenderedText: Sendable {
     public var built: BuiltText
     public var layout: TextLayout
 
-    /// A rendering.
-    public init(text: IntentText, built: BuiltText, layout: TextLayout) {
-        self.text = text
-        self.built = built
-        self.layout = layout
-    }
 }

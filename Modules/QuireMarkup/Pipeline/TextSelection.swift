@@ -17,12 +17,6 @@ public struct TextSelection: Hashable, Sendable {
     public var anchor: TextPosition
     public var focus: TextPosition
 
-    /// A selection.
-    public init(context: SelectionContext, anchor: TextPosition, focus: TextPosition) {
-        self.context = context
-        self.anchor = anchor
-        self.focus = focus
-    }
 }
 
 /// A keyboard-style move of a selection's focus (Shift with an arrow key, Home, End …).
