@@ -361,9 +361,20 @@ struct InlineWriter {
             case .emphasis, .strong:
                 let strong = inline.intent == .strong
                 var delimiter = Self.delimiter(inline, default: strong ? "**" : "*", allowed: strong ? ["**", "__"] : ["*", "_"])
-                if delimiter.first == "_",
-                   !Self.underscoreDelimitsBetween(lines[lines.count - 1].last, Self.firstCharacter(index + 1 < inlines.count ? inlines[index + 1] : nil)) {
+                let underscoreDelimits = Self.underscoreDelimitsBetween(lines[lines.count - 1].last, Self.firstCharacter(index + 1 < inlines.count ? inlines[index + 1] : nil))
+                if delimiter.first == "_", !underscoreDelimits {
                     delimiter = strong ? "**" : "*"
+                }
+                // Emphasis that opens or closes where an emphasis inside it does, written with the
+                // same character, makes a run of two that cmark-gfm pairs by the "multiple of 3"
+                // rule rather than as two spans (`**a (*b*) c*)**` loses its closer); the outer
+                // one takes the other character where it can.
+                if !strong, Self.sharesDelimiterAtAnEdge(inline, delimiter) {
+                    if delimiter == "_" {
+                        delimiter = "*"
+                    } else if underscoreDelimits {
+                        delimiter = "_"
+                    }
                 }
                 wrap(delimiter, inline.children, last: last)
             case .strikethrough:
@@ -401,6 +412,15 @@ struct InlineWriter {
             return character.isWhitespace || asciiPunctuation.contains(character)
         }
         return separates(before) && separates(after)
+    }
+
+    /// Whether the first or the last child of `inline` is emphasis that the source wrote with the
+    /// character `delimiter` is made of, so that their delimiters would touch.
+    static func sharesDelimiterAtAnEdge(_ inline: MarkupInline, _ delimiter: String) -> Bool {
+        [inline.children.first, inline.children.last].contains { child in
+            guard let child, child.intent == .emphasis else { return false }
+            return Self.delimiter(child, default: "*", allowed: ["*", "_"]).first == delimiter.first
+        }
     }
 
     static let asciiPunctuation: Set<Character> = Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
