@@ -551,6 +551,11 @@ struct InlineWriter {
                 output += [0x5C, byte]
             } else if byte == 0x26, index + 1 < bytes.count, bytes[index + 1] == 0x23 || isAlphanumeric(bytes[index + 1]) {
                 output += [0x5C, 0x26]
+            } else if byte == 0x3A, index > 0, isAlphanumeric(bytes[index - 1]), index + 2 < bytes.count, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F {
+                // cmark-gfm's extended autolinks start at the `:` of `scheme://` and run to the
+                // next space, taking the backslashes of the escapes after them as part of the
+                // URL: text that did not read as a link must not become one.
+                output += [0x5C, 0x3A]
             } else if byte == 0x0A {
                 output += Array("&#10;".utf8)
             } else if byte == 0x0D {

@@ -91,6 +91,17 @@ import Testing
         #expect(try roundTrip(second.written).written == second.written)
     }
 
+    /// A MarkdownFuzz finding: a URL that cmark-gfm did not link (after `[`) was written with
+    /// escaped brackets after it, and on reading back the extended autolink took the escapes'
+    /// backslashes into a new link's text.
+    @Test(arguments: ["| a | b |\n| --- | --- |\n| [https://x.example][r] <br> c | d |\n", "[https://x.example][r] c\n", "[ftp://x.example/a_b] c\n"])
+    func textThatIsNotALinkDoesNotBecomeOne(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(FlatString.render(second.state) == FlatString.render(first.state), "\(first.written.debugDescription)")
+        #expect(second.written == first.written)
+    }
+
     /// A sample, the type of the node that keeps the detail, and the markup field it gets.
     struct Sample: Sendable, CustomTestStringConvertible {
         var markdown: String
