@@ -144,7 +144,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "quire",
         dependencies: [
-            "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText", "QuireLink",
+            "QuireAlgorithms", "QuireModel", "QuireConfig", "QuireCatalog", "QuireEditor", "QuireTextStorage", "QuireStyle", "QuireCRDT", "QuireMarkup", "QuireMarkdown", "QuirePlainText", "QuireLink",
             "QuireInteraction", "QuireEditScript", "QuireBridge", "QuireSyncProtocol", "QuireServer", "QuirePostgresStorage", "QuireSyncClient", "QuireSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

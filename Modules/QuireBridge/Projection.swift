@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireCRDT
 import QuireModel
 
@@ -142,6 +143,33 @@ public enum Projection {
         }
         document.commit()
         return trees
+    }
+
+    /// A new document that holds `state` as one change made by a peer that follows from the
+    /// state's content (``seedPeer(for:)``), forked to `peer` for everything after it.
+    ///
+    /// Apps that find a room empty and seed it at the same moment with the same content write
+    /// the very same change (same peer, counters and operations), and a merge keeps it once;
+    /// each seeding under its own peer with ``seed(_:from:)`` would leave the room two copies.
+    /// Different content gets another seed peer, so two different seeds both land and nothing
+    /// is lost. The operations follow only from the blocks in order and their fields in their
+    /// JSON order, never from a process's hashing, so every process and machine writes the same.
+    ///
+    /// - Parameter peer: the returned document's peer (random unless given).
+    /// - Throws: `BridgeError.crdt` when an operation is refused.
+    /// - Complexity: O(n · log n).
+    public static func seededDocument(from state: EditorState, peer: PeerID? = nil) throws(BridgeError) -> CRDTDocument {
+        var document = CRDTDocument(peer: seedPeer(for: state))
+        try seed(&document, from: state)
+        return document.fork(peer: peer)
+    }
+
+    /// The peer that ``seededDocument(from:peer:)`` seeds `state` as: the stable hash of its
+    /// Lexical JSON, never 0 nor Loro's reserved `UInt64.max`.
+    /// - Complexity: O(n).
+    public static func seedPeer(for state: EditorState) -> PeerID {
+        let hash = StableHash.of(LexicalJSON.exportBytes(state))
+        return hash == 0 || hash == .max ? 1 : hash
     }
 
     /// A block in the tree: a non-inline element or decorator.

@@ -37,6 +37,28 @@ import Testing
         #expect(rendered.stdout == (try QuireProcess.run(["render", document])).stdout)
     }
 
+    /// Two processes (each with its own hashing seed) write a document as the very same
+    /// operations, timestamps aside: what lets two editors that seed an empty room at once keep
+    /// one copy (`Projection.seededDocument(from:peer:)`).
+    @Test(arguments: documents)
+    func twoProcessesWriteTheSameOperations(document: String) throws {
+        func operations() throws -> JSONValue {
+            let imported = try QuireProcess.run(["crdt", "import-lexical", document, "--peer", "7"])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            guard case .object(var updates) = try JSONParser.parse(imported.stdout), case .array(let changes)? = updates["changes"] else {
+                Issue.record("no changes in \(imported.stdout.prefix(200))")
+                return .null
+            }
+            updates["changes"] = .array(changes.map { change in
+                guard case .object(var fields) = change else { return change }
+                fields["timestamp"] = nil
+                return .object(fields)
+            })
+            return .object(updates)
+        }
+        #expect(try operations() == operations())
+    }
+
     /// Updates written to standard output merge with more updates: the rendering follows.
     @Test func updatesFromStandardOutputMergeWithOthers() throws {
         let imported = try QuireProcess.run(["crdt", "import-lexical", "-", "--peer", "5"], stdin: #"{"root":{"type":"root","children":[{"type":"paragraph","children":[{"type":"text","text":"one"}]}]}}"#)

@@ -76,10 +76,15 @@ enum CollabEdit {
             throw Failure.cannotJoin(server: options.server, room: options.room, reason: error.description)
         }
         await client.leave(options.room)
-        let document = await probe.snapshot()
+        var document = await probe.snapshot()
         let loaded = try EditSession.load(file, setup: setup)
         let isEmptyRoom = document.version.ends.isEmpty
-        let editor = try EditSession.makeEditor(isEmptyRoom ? loaded.state : EditorState(registry: setup.registry, paragraphs: [""]), setup: setup, path: file)
+        if isEmptyRoom {
+            // Another editor may be seeding the room with the same file right now: the seed is
+            // then the very same change, and the room keeps one copy.
+            document = try Projection.seededDocument(from: loaded.state, peer: document.peer)
+        }
+        let editor = try EditSession.makeEditor(EditorState(registry: setup.registry, paragraphs: [""]), setup: setup, path: file)
         let bound = try BoundEditor(editor: editor, document: document)
         let presence: AsyncStream<[UInt8]>
         do {

@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireMarkup
 
 /// A collaborator's colour: one of six terminal colours, the same on every peer's screen since it
@@ -13,12 +14,7 @@ struct PeerColour: Hashable, Sendable {
     /// The colour of a presence key: FNV-1a of its UTF-8 bytes (Swift's `Hasher` is seeded per
     /// process, so two editors would disagree).
     init(key: String) {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0100_0000_01B3
-        }
-        self.init(index: Int(hash % UInt64(Self.count)))
+        self.init(index: Int(StableHash.of(key.utf8) % UInt64(Self.count)))
     }
 
     /// SGR of a selected cell: the colour as background.
