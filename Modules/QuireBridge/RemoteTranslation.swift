@@ -356,7 +356,14 @@ extension EditorBinding {
                 return
             }
             try state.insert(made, after: key)
-            if state[made]?.role.isElement == true, state[key]?.role.isElement == true {
+            if let madeNode = state[made], madeNode.role.isElement, state[key]?.role.isElement == true {
+                // Inline children the new type refuses (a link in what became a code block) stay
+                // behind: the content is rebuilt from the run below, as the projection builds it.
+                if let rule = state.registry.plugin(for: madeNode.type)?.childRule {
+                    for child in state.children(of: key) where !Projection.isBlock(child) && !rule.accepts(type: child.type, role: child.role) {
+                        try state.remove(child.key)
+                    }
+                }
                 try state.moveChildren(of: key, from: 0, to: made, at: 0)
             } else {
                 for child in state.children(of: key) where Projection.isBlock(child) { forgetSubtree(child.key, in: state) }

@@ -142,6 +142,24 @@ import Testing
         #expect(links.first.map { FlatString.render($0.key, in: p[0].editor.state) } == "webTsite")
     }
 
+    /// Found by the 100,000-step soak: a peer links a word while another turns the paragraph
+    /// into a code block. Retyping the block moved the link into the code block, which refuses
+    /// it, and every peer had to recover; the code block now shows the word as plain text.
+    @Test(arguments: [[0, 1], [1, 0]])
+    func linkVersusConcurrentCodeBlock(order: [Int]) throws {
+        let p = try peers(2, ["see the site"])
+        try p[0].select(8..<12)
+        _ = try p[0].editor.dispatch(named: "link.toggle", payload: .object(["url": .string("https://quire.dev")]))
+        try p[1].select(0..<0)
+        _ = try p[1].editor.dispatch(named: "toggleCodeBlock", payload: .null)
+        try syncAll(p, order: order)
+        #expect(p[0].canonicalJSON == p[1].canonicalJSON)
+        #expect(blocks(p[0]) == ["see the site"])
+        let block = try #require(p[0].editor.state.children(of: .root).first)
+        #expect(block.type == "code")
+        #expect(!p[0].editor.state.children(of: block.key).contains { $0.type == "link" })
+    }
+
     @Test func undoVersusConcurrentTyping() throws {
         // Lexical's collaboration test: P1 types a line, P2 types into it, P1 undoes: P2's text stays.
         let p = try peers(2, ["Line 1"])
