@@ -384,9 +384,16 @@ public final class Reconciler {
     ///
     /// - Complexity: O(n).
     public func verify(_ state: EditorState) throws(ReconcilerError) {
-        let rebuilt = try Self.buildIndex(state)
-        if rebuilt.allEntries != index.allEntries {
-            throw .invariantViolated("the position index differs from one rebuilt from the state")
+        let rebuilt = try Self.buildIndex(state).allEntries
+        let current = index.allEntries
+        if rebuilt != current {
+            let at = zip(rebuilt, current).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(rebuilt.count, current.count)
+            func describe(_ entries: [PositionIndex<NodeKey>.Entry]) -> String {
+                guard at < entries.count else { return "none (\(entries.count) entries)" }
+                let entry = entries[at]
+                return "\(entry.key) \(entry.part) at \(entry.location), length \(entry.length)"
+            }
+            throw .invariantViolated("the position index differs from one rebuilt from the state at entry \(at): \(describe(current)), rebuilt \(describe(rebuilt))")
         }
         if let storage {
             let expected = Self.render(state, theme: theme)
