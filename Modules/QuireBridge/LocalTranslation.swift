@@ -42,7 +42,7 @@ extension EditorBinding {
                 } catch {
                     throw BridgeError.editor("the transaction does not replay: \(error)")
                 }
-                try write(from: middle, to: end, written: end.dirtyNodes, origin: Self.derivedOrigin, selection: nil)
+                try write(from: middle, to: end, written: end.dirtyNodes, origin: Self.derivedOrigin, selection: nil, reattached: ChangeSet.reattached(by: Array(derived)))
             } else {
                 try write(
                     from: update.previousState, to: update.state, written: update.transaction.writtenNodes,
@@ -107,7 +107,13 @@ extension EditorBinding {
     /// Writes the difference between two states into the CRDT document as one commit. With the
     /// commit's `operations`, a commit that only spliced one text node's text (typing) is
     /// written as that splice.
-    func write(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?, operations: [EditOperation]? = nil) throws(BridgeError) {
+    ///
+    /// `reattached`: the nodes the commit inserted, when its operations are known and not given
+    /// (``ChangeSet/reattached(by:)``), so that blocks trading places are all written as moves.
+    func write(
+        from previous: EditorState, to next: EditorState, written: Set<NodeKey>, origin: String, selection: RangeSelection?,
+        operations: [EditOperation]? = nil, reattached: Set<NodeKey>? = nil
+    ) throws(BridgeError) {
         // The undo group first: a keystroke that joins the open step needs no cursors of its own
         // (the step keeps those of its first commit), and computing them is a third of its cost.
         let joinsStep: Bool
@@ -118,7 +124,7 @@ extension EditorBinding {
             if let operations { typed = try writeSplice(operations, from: previous, to: next) }
             if typed == nil {
                 let affected = affectedTextBlocks(from: previous, to: next, written: written)
-                try writeStructure(from: previous, to: next, written: written)
+                try writeStructure(from: previous, to: next, written: written, reattached: reattached ?? operations.map(ChangeSet.reattached(by:)))
                 try writeText(affected, in: next)
             }
         } catch let error as BridgeError {
@@ -269,8 +275,8 @@ extension EditorBinding {
     }
 
     /// Tree operations for the blocks a commit created, moved, changed and removed.
-    private func writeStructure(from previous: EditorState, to next: EditorState, written: Set<NodeKey>) throws {
-        let changes = ChangeSet(from: previous, to: next, dirty: written)
+    private func writeStructure(from previous: EditorState, to next: EditorState, written: Set<NodeKey>, reattached: Set<NodeKey>?) throws {
+        let changes = ChangeSet(from: previous, to: next, dirty: written, reattached: reattached)
         let adopted = try adoptReplacedTreeNodes(changes, from: previous, to: next)
         // Placements: parents before children, each after its previous sibling.
         let toPlace = changes.created.union(changes.moved).subtracting(adopted).filter { key in

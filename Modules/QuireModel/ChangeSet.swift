@@ -22,7 +22,7 @@ public struct ChangeSet: Hashable, Sendable {
     ///
     /// - Complexity: O(d · (depth + s)) as `init(from:to:dirty:)`, plus O(operations).
     public init(_ transaction: Transaction, from previous: EditorState, to next: EditorState) {
-        self.init(from: previous, to: next, dirty: transaction.writtenNodes)
+        self.init(from: previous, to: next, dirty: transaction.writtenNodes, reattached: Self.reattached(by: transaction.operations))
         for (key, splices) in transaction.textSplices where updated.contains(key) { textSplices[key] = splices }
     }
 
@@ -38,11 +38,30 @@ public struct ChangeSet: Hashable, Sendable {
     /// - Complexity: O(d · (depth + s)) for d dirty nodes, s the created or removed siblings next
     ///   to each; independent of the document size.
     public init(from previous: EditorState, to next: EditorState) {
-        self.init(from: previous, to: next, dirty: next.dirtyNodes)
+        let operations = next.recordedOperations
+        self.init(from: previous, to: next, dirty: next.dirtyNodes, reattached: operations.isEmpty ? nil : Self.reattached(by: operations))
+    }
+
+    /// The nodes that `operations` inserted (created ones, and ones detached and inserted again).
+    /// - Complexity: O(operations).
+    public static func reattached(by operations: [EditOperation]) -> Set<NodeKey> {
+        var keys = Set<NodeKey>()
+        for operation in operations {
+            if case .insertNode(let key, _, _) = operation { keys.insert(key) }
+        }
+        return keys
     }
 
     /// The change set for an explicit set of written nodes.
-    public init(from previous: EditorState, to next: EditorState, dirty: Set<NodeKey>) {
+    ///
+    /// - Parameter reattached: the nodes the commit inserted (``reattached(by:)``), when its
+    ///   operations are known. A node in both documents under the same parent is then moved
+    ///   exactly when the commit inserted it again: nodes that were never detached keep their
+    ///   order among themselves, so only the reinserted ones need placing. Without them, a node
+    ///   counts as moved when the nearest previous sibling under the same parent differs, which
+    ///   misses blocks of siblings that trade places (`[a, b, c, d]` → `[c, d, a, b]` leaves `b`
+    ///   and `d` "in place").
+    public init(from previous: EditorState, to next: EditorState, dirty: Set<NodeKey>, reattached: Set<NodeKey>? = nil) {
         var wasAttached: [NodeKey: Bool] = [:]
         var isAttached: [NodeKey: Bool] = [:]
         func before(_ key: NodeKey) -> Bool {
@@ -68,6 +87,10 @@ public struct ChangeSet: Hashable, Sendable {
             case (true, true):
                 guard previous[key]?.parent == next[key]?.parent else {
                     moved.insert(key)
+                    continue
+                }
+                if let reattached {
+                    if reattached.contains(key) { moved.insert(key) } else { updated.insert(key) }
                     continue
                 }
                 // In order when the nearest previous sibling that stayed is the same before and after.

@@ -44,6 +44,35 @@ import Testing
         #expect(session.commits > Self.steps / 2, "most random operations apply (\(session.refusals) were refused)")
     }
 
+    // MARK: Blocks that trade places
+
+    /// Found by the bridge's 100,000-step soak: one commit that moves blocks so that pairs of
+    /// siblings trade places (`[a, b, c, d]` → `[c, d, a, b]`, as a remote change with several
+    /// block moves does) left `b` and `d` classified as in place, because their previous sibling
+    /// was the same, and the index kept the old order. The commit's operations now say which
+    /// nodes were inserted again, and exactly those are placed.
+    @Test(arguments: [[2, 3, 0, 1], [1, 0, 3, 2], [3, 2, 1, 0], [2, 0, 3, 1], [0, 2, 1, 3], [4, 5, 2, 3, 0, 1]])
+    func blocksThatTradePlacesInOneCommit(order: [Int]) throws {
+        let texts = ["a", "b", "c", "d", "e", "f"].prefix(order.count).map { String($0) }
+        let state = EditorState(registry: try EditSession.registry(), paragraphs: texts)
+        let storage = TextStorage()
+        let reconciler = try Reconciler(state: state, storage: storage, theme: EditSession.theme, checksInvariants: false)
+        let keys = state.children(of: .root).map(\.key)
+        var next = state
+        next.clearDirtyNodes()
+        next.beginRecordingOperations()
+        for index in order {
+            try next.detach(keys[index])
+            try next.append(keys[index], to: .root)
+        }
+        let changes = ChangeSet(from: state, to: next)
+        #expect(changes.moved == Set(keys))
+        try reconciler.reconcile(changes, from: state, to: next)
+        #expect(storage.string == order.map { texts[$0] }.joined(separator: "\n"))
+        #expect(reconciler.index.allEntries == (try Reconciler.buildIndex(next)).allEntries)
+        #expect(storage.attributedText == Reconciler.render(next, theme: EditSession.theme))
+    }
+
     // MARK: Minimality
 
     /// Typing at a caret, Enter at a block's end, block inserts and removals, text and format
