@@ -5,8 +5,9 @@ public struct ChangeSet: Hashable, Sendable {
     public var created: Set<NodeKey> = []
     /// Nodes in the document before the update that are not in it after.
     public var removed: Set<NodeKey> = []
-    /// Nodes in the document before and after whose parent changed, or whose order among the
-    /// siblings that stayed changed.
+    /// Nodes in the document before and after whose parent changed, or that the commit inserted
+    /// again (when its operations are known; otherwise: whose order among the siblings that
+    /// stayed changed).
     public var moved: Set<NodeKey> = []
     /// Nodes in the document before and after, in the same place, that were written (text,
     /// fields or sibling links changed).
