@@ -440,8 +440,10 @@ extension EditorBinding {
                 && (attributes == nil || leaf.attributes == attributes) && (deleted > 0 || leaf.count > 0)
         }
         guard let leaf = candidates.first, let node = state[leaf.key] else { return false }
-        // Deleting a whole leaf leaves an empty text node, which normalization removes; the
-        // projection has none either. UTF-16 offsets of the stretch inside the leaf:
+        // Emptying a leaf can bring together neighbours that the projection shows as one (the
+        // two parts of a link around a deleted plain stretch): the block is then built anew.
+        if inserted.isEmpty, deleted == leaf.count { return false }
+        // UTF-16 offsets of the stretch inside the leaf:
         let scalars = Array(node.text.unicodeScalars)
         let from = scalars[..<(prefix - leaf.start)].reduce(0) { $0 + UTF16.width($1) }
         let length = scalars[(prefix - leaf.start)..<(prefix - leaf.start + deleted)].reduce(0) { $0 + UTF16.width($1) }
