@@ -403,7 +403,10 @@ struct CmarkConverter {
         guard url == text || isEmail || url == "http://" + text else { return nil }
         let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
             || (isEmail && text.contains("@"))
-        if first == UInt8(ascii: "<") || !bareShaped { return url == "http://" + text ? nil : "angle" }
+        if first == UInt8(ascii: "<") || !bareShaped {
+            // Only a URI with a scheme (or an email address) can have been `<…>`.
+            return url == "http://" + text || !(isEmail || InlineWriter.isAbsoluteURI(text)) ? nil : "angle"
+        }
         return "bare"
     }
 }

@@ -442,6 +442,18 @@ struct InlineWriter {
         return written
     }
 
+    /// Whether `<text>` reads back as a link to `text` (CommonMark's absolute URI): a scheme of
+    /// 2 to 32 ASCII letters, digits, `+`, `.` or `-` that starts with a letter, a colon, and no
+    /// spaces, controls or angle brackets. `<LICENSE.txt>` is none: it reads back as text.
+    static func isAbsoluteURI(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let colon = bytes.firstIndex(of: 0x3A), (2...32).contains(colon) else { return false }
+        func isLetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
+        func isSchemeByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2E || byte == 0x2D }
+        guard isLetter(bytes[0]), bytes[1..<colon].allSatisfy(isSchemeByte) else { return false }
+        return !bytes.contains { $0 <= 0x20 || $0 == 0x3C || $0 == 0x3E || $0 == 0x7F }
+    }
+
     /// How an autolink is written ("angle" or "bare"), when it still reads as one: one text
     /// child that is the destination, or the destination without its `mailto:` or `http://`; a
     /// bare one only when what follows (`next`) cannot be read as part of it (an escape's
@@ -452,7 +464,7 @@ struct InlineWriter {
               inline.children.count == 1, case .text(let text) = inline.children[0].intent, !text.isEmpty else { return nil }
         switch kind {
         case "angle":
-            guard destination == text || destination == "mailto:" + text,
+            guard destination == text && isAbsoluteURI(text) || destination == "mailto:" + text,
                   !destination.contains(where: { $0 == " " || $0 == "<" || $0 == ">" || $0.isNewline }) else { return nil }
             return kind
         case "bare":

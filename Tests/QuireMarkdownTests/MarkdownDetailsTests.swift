@@ -94,7 +94,13 @@ import Testing
     /// A MarkdownFuzz finding: a URL that cmark-gfm did not link (after `[`) was written with
     /// escaped brackets after it, and on reading back the extended autolink took the escapes'
     /// backslashes into a new link's text.
-    @Test(arguments: ["| a | b |\n| --- | --- |\n| [https://x.example][r] <br> c | d |\n", "[https://x.example][r] c\n", "[ftp://x.example/a_b] c\n"])
+    /// Also: a link whose text is its destination (`[LICENSE.txt](LICENSE.txt)`) on a line that
+    /// cmark-gfm places off by a byte (a lazy continuation starting with U+FFFD) was taken for an
+    /// angle autolink and written as `<LICENSE.txt>`, which reads back as text.
+    @Test(arguments: [
+        "| a | b |\n| --- | --- |\n| [https://x.example][r] <br> c | d |\n", "[https://x.example][r] c\n", "[ftp://x.example/a_b] c\n",
+        "- a\n\u{FFFD} b in [LICENSE.txt](LICENSE.txt)\n", "[LICENSE.txt](LICENSE.txt) and <https://x.example>\n",
+    ])
     func textThatIsNotALinkDoesNotBecomeOne(markdown: String) throws {
         let first = try roundTrip(markdown)
         let second = try roundTrip(first.written)
