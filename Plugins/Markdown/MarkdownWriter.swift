@@ -442,14 +442,18 @@ struct InlineWriter {
         return written
     }
 
+    /// ASCII byte classes, for the scans over UTF-8 below.
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    static func isLetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
+    static func isAlphanumeric(_ byte: UInt8) -> Bool { isDigit(byte) || isLetter(byte) }
+
     /// Whether `<text>` reads back as a link to `text` (CommonMark's absolute URI): a scheme of
     /// 2 to 32 ASCII letters, digits, `+`, `.` or `-` that starts with a letter, a colon, and no
     /// spaces, controls or angle brackets. `<LICENSE.txt>` is none: it reads back as text.
     static func isAbsoluteURI(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: 0x3A), (2...32).contains(colon) else { return false }
-        func isLetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
-        func isSchemeByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2E || byte == 0x2D }
+        func isSchemeByte(_ byte: UInt8) -> Bool { isAlphanumeric(byte) || byte == 0x2B || byte == 0x2E || byte == 0x2D }
         guard isLetter(bytes[0]), bytes[1..<colon].allSatisfy(isSchemeByte) else { return false }
         return !bytes.contains { $0 <= 0x20 || $0 == 0x3C || $0 == 0x3E || $0 == 0x7F }
     }
@@ -529,8 +533,6 @@ struct InlineWriter {
     func escape(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Bool) {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 8)
-        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-        func isAlphanumeric(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
         var index = 0
         var lineStart = atLineStart
         while index < bytes.count {
@@ -547,9 +549,9 @@ struct InlineWriter {
                     index += 1
                     continue
                 }
-                if isDigit(byte) {
+                if Self.isDigit(byte) {
                     var end = index
-                    while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+                    while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
                     output += bytes[index..<end]
                     if end < bytes.count, bytes[end] == 0x2E || bytes[end] == 0x29 {
                         output += [0x5C, bytes[end]]
@@ -561,9 +563,9 @@ struct InlineWriter {
             }
             if Self.alwaysEscapedBytes.contains(byte) || (context == .tableCell && byte == 0x7C) {
                 output += [0x5C, byte]
-            } else if byte == 0x26, index + 1 < bytes.count, bytes[index + 1] == 0x23 || isAlphanumeric(bytes[index + 1]) {
+            } else if byte == 0x26, index + 1 < bytes.count, bytes[index + 1] == 0x23 || Self.isAlphanumeric(bytes[index + 1]) {
                 output += [0x5C, 0x26]
-            } else if byte == 0x3A, index > 0, isAlphanumeric(bytes[index - 1]), index + 2 < bytes.count, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F {
+            } else if byte == 0x3A, index > 0, Self.isAlphanumeric(bytes[index - 1]), index + 2 < bytes.count, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F {
                 // cmark-gfm's extended autolinks start at the `:` of `scheme://` and run to the
                 // next space, taking the backslashes of the escapes after them as part of the
                 // URL: text that did not read as a link must not become one.
