@@ -120,7 +120,6 @@ public struct LinkOpenerFunction: LinkOpener {
 public struct LinkActivation: Hashable, Sendable {
     public var link: LinkHit
     public var opened: Bool
-
 }
 
 /// Tap and click handling for links over a laid-out text (a rendered document or a live

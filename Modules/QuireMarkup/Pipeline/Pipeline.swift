@@ -53,5 +53,4 @@ public struct RenderedText: Sendable {
     public var text: IntentText
     public var built: BuiltText
     public var layout: TextLayout
-
 }

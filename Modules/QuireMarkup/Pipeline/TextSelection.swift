@@ -16,7 +16,6 @@ public struct TextSelection: Hashable, Sendable {
     public var context: SelectionContext
     public var anchor: TextPosition
     public var focus: TextPosition
-
 }
 
 /// A keyboard-style move of a selection's focus (Shift with an arrow key, Home, End …).
