@@ -20,6 +20,7 @@ extension EditorBinding {
         var treeTouched = Set<TreeID>()
         var fieldsTouched = Set<TreeID>()
         var rootTouched = false
+        var deleted = Set<TreeID>()
         for container in event.events {
             if let trace { trace("remote \(container.target): \(container.diff)") }
             switch container.diff {
@@ -28,7 +29,10 @@ extension EditorBinding {
             case .tree(let diffs) where container.target == DocumentSchema.blocks:
                 for diff in diffs {
                     switch diff {
-                    case .create(let node, _), .move(let node, _, _), .delete(let node, _): treeTouched.insert(node)
+                    case .create(let node, _), .move(let node, _, _): treeTouched.insert(node)
+                    case .delete(let node, _):
+                        treeTouched.insert(node)
+                        deleted.insert(node)
                     }
                 }
             case .map where container.target == DocumentSchema.root:
@@ -37,6 +41,17 @@ extension EditorBinding {
                 if case .normal(let id, .map) = container.target { fieldsTouched.insert(id) }
             default:
                 continue
+            }
+        }
+        // A deleted block takes its subtree along, and one event may delete a block and create it
+        // again with fewer children (a peer's concurrent move undone and redone): the diffs then
+        // name only the block, so every block the editor shows under it is looked at again.
+        for id in deleted {
+            guard let key = keyOfTree[id] else { continue }
+            var pending = editor.state.children(of: key).filter(Projection.isBlock).map(\.key)
+            while let current = pending.popLast() {
+                if let tree = treeOfKey[current] { treeTouched.insert(tree) }
+                pending.append(contentsOf: editor.state.children(of: current).filter(Projection.isBlock).map(\.key))
             }
         }
         try repairOrphanMarkers(treeTouched: treeTouched, runChanges: &runChanges)
@@ -72,16 +87,7 @@ extension EditorBinding {
     /// such a marker deletes it, and deleting a character twice is deleting it once, so the
     /// repair converges. It is a derived commit: never an undo step, never echoed as the user's.
     private func repairOrphanMarkers(treeTouched: Set<TreeID>, runChanges: inout RunChanges) throws(BridgeError) {
-        var candidates = runChanges.added.union(treeTouched)
-        // Shown blocks under a node that went away.
-        for id in treeTouched where !document.isAlive(id, in: DocumentSchema.blocks) {
-            guard let key = keyOfTree[id] else { continue }
-            var pending = [key]
-            while let current = pending.popLast() {
-                if let tree = treeOfKey[current] { candidates.insert(tree) }
-                pending.append(contentsOf: editor.state.children(of: current).filter(Projection.isBlock).map(\.key))
-            }
-        }
+        let candidates = runChanges.added.union(treeTouched)
         let registry = editor.state.registry
         let orphans = candidates.filter { id in
             guard runs.contains(id) else { return false }

@@ -32,7 +32,10 @@ import Testing
 
     /// `QUIRE_BRIDGE_SEED=N` runs that one seed, `QUIRE_BRIDGE_SEED_COUNT=N` the N seeds from 101
     /// (long runs: many sessions of `QUIRE_LONG_STEPS` each); `QUIRE_BRIDGE_TRACE=1` prints what
-    /// the bindings did.
+    /// the bindings did, `QUIRE_BRIDGE_TREE=1` the importing peer's block tree before each import,
+    /// `QUIRE_BRIDGE_DUMP=1` the runs and the tree at a divergence, and `QUIRE_BRIDGE_SAVE=DIR`
+    /// writes the importing peer's document (`before.bin`) and appends each update it receives to
+    /// `received-N.bin`, the bytes a replay test like the one below reads.
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["QUIRE_BRIDGE_SEED"].flatMap(UInt64.init) { return [seed] }
@@ -51,6 +54,28 @@ import Testing
     @Test(arguments: [(seed: UInt64(186), steps: 147)])
     func soakFindingsStayFixed(_ finding: (seed: UInt64, steps: Int)) throws {
         try session(seed: finding.seed, steps: finding.steps)
+    }
+
+    /// Seed 189 of the long run, replayed from its recorded bytes (Tests/Fixtures/bridge): P1's
+    /// document, then every update P1 received in the session, in order. The last one makes a
+    /// list's tree node deleted and created again in one event, without the item a concurrent
+    /// move had taken along; the diffs name the list, never the item, which the editor kept.
+    @Test func recreatedListLosesTheItemItsDeletionTook() throws {
+        let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures/bridge/seed-189-step-177")
+        var document = CRDTDocument(peer: 2)
+        try document.importUpdates(Array(try Data(contentsOf: directory.appendingPathComponent("before.bin"))))
+        let peer = try Peer("P1", peer: 2, document: document)
+        let log = Array(try Data(contentsOf: directory.appendingPathComponent("received-1.bin")))
+        var at = 0
+        var count = 0
+        while at < log.count {
+            let length = log[at..<at + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+            try peer.binding.importUpdates(Array(log[(at + 4)..<(at + 4 + length)]))
+            try peer.checkInvariant("update \(count)")
+            at += 4 + length
+            count += 1
+        }
+        #expect(count == 55)
     }
 
     func session(seed: UInt64, steps: Int) throws {
@@ -123,6 +148,18 @@ import Testing
                 let index = Int.random(in: 0..<inFlight.count, using: &random)
                 let message = Bool.random(using: &random) ? inFlight.remove(at: index) : inFlight[index]
                 if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_TRACE"] != nil { print("STEP \(step) import into \(peers[message.to].name)") }
+                if ProcessInfo.processInfo.environment["QUIRE_BRIDGE_TREE"] != nil { print("TREE before:\(peers[message.to].treeOutline)") }
+                if let directory = ProcessInfo.processInfo.environment["QUIRE_BRIDGE_SAVE"] {
+                    try Data(peers[message.to].binding.exportUpdates()).write(to: URL(fileURLWithPath: directory + "/before.bin"))
+                    try Data(message.bytes).write(to: URL(fileURLWithPath: directory + "/message.bin"))
+                    let log = URL(fileURLWithPath: directory + "/received-\(message.to).bin")
+                    if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
+                    let handle = try FileHandle(forWritingTo: log)
+                    handle.seekToEndOfFile()
+                    var length = UInt32(message.bytes.count).littleEndian
+                    handle.write(Data(bytes: &length, count: 4) + Data(message.bytes))
+                    try handle.close()
+                }
                 try peers[message.to].binding.importUpdates(message.bytes)
                 try peers[message.to].checkInvariant("seed \(seed) step \(step) import")
                 if let native = peers[message.to].editor.nativeSelection {

@@ -74,6 +74,20 @@ final class Peer {
         try binding.importUpdates(other.binding.exportUpdates(since: binding.document.version))
     }
 
+    /// The block tree, one node per line, indented by depth (for failure dumps).
+    var treeOutline: String {
+        var outline = ""
+        func walk(_ parent: TreeID?, _ indent: String) {
+            for child in binding.document.children(of: parent, in: DocumentSchema.blocks) {
+                let type = binding.document.get("type", in: binding.document.properties(of: child))
+                outline += "\n  \(indent)\(child.counter)@\(child.peer) \(type.map { "\($0)" } ?? "?")"
+                walk(child, indent + "  ")
+            }
+        }
+        walk(nil, "")
+        return outline
+    }
+
     /// The invariant: the editor shows the projection of the CRDT document, and the storage the
     /// full render.
     func checkInvariant(_ context: String = "") throws {
@@ -90,6 +104,7 @@ final class Peer {
                     if let mine, index < mine.count { dump += "\n editor block:     \(JSONWriter().string(mine[index]))" }
                     if let theirs, index < theirs.count { dump += "\n projection block: \(JSONWriter().string(theirs[index]))" }
                 }
+                dump += "\n tree:\(treeOutline)"
                 dump += "\n editor:    \(text.debugDescription)"
                 dump += "\n projection: \(FlatString.render(projected).debugDescription)"
             }
