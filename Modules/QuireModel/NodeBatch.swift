@@ -168,6 +168,27 @@ public struct NodeBatch: Sendable {
         nodes[parentIndex].childCount += 1
     }
 
+    /// Unlinks `key` (a node of the batch) from its parent and siblings; it and its subtree stay
+    /// in the batch, detached (stored detached unless linked again).
+    ///
+    /// - Throws: `ModelError.nodeNotFound` (a key outside the batch), `.notAttached`; the batch
+    ///   is unchanged then.
+    /// - Complexity: O(1).
+    public mutating func detach(_ key: NodeKey) throws(ModelError) {
+        let index = try index(of: key)
+        let child = nodes[index]
+        guard let parent = child.parent else { throw .notAttached(key) }
+        let parentIndex = try self.index(of: parent)
+        if let previous = child.previousSibling { nodes[previous.rawValue - firstKey].nextSibling = child.nextSibling }
+        if let next = child.nextSibling { nodes[next.rawValue - firstKey].previousSibling = child.previousSibling }
+        if nodes[parentIndex].firstChild == key { nodes[parentIndex].firstChild = child.nextSibling }
+        if nodes[parentIndex].lastChild == key { nodes[parentIndex].lastChild = child.previousSibling }
+        nodes[parentIndex].childCount -= 1
+        nodes[index].parent = nil
+        nodes[index].previousSibling = nil
+        nodes[index].nextSibling = nil
+    }
+
     /// Appends `text` to a text node of the batch (an importer joining adjacent runs).
     ///
     /// - Throws: `ModelError.nodeNotFound`, `.notATextNode`.

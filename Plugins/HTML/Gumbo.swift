@@ -164,14 +164,6 @@ public struct NestingGuard: Sendable {
     static let formattingTags: Set<String> = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"]
     static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
-    /// The elements an implied end tag does not look past.
-    static let paragraphScope: Set<String> = ["button", "table", "td", "th"]
-    static let listScope: Set<String> = ["ul", "ol", "menu"]
-    static let definitionScope: Set<String> = ["dl"]
-    static let tableScope: Set<String> = ["table"]
-    static let rowScope: Set<String> = ["tr", "table"]
-    static let selectScope: Set<String> = ["select"]
-
     /// What the guard needs to know about a tag, looked up once per tag.
     struct TagKind: OptionSet {
         let rawValue: UInt8
@@ -182,13 +174,35 @@ public struct NestingGuard: Sendable {
         static let heading = TagKind(rawValue: 16)
     }
 
-    static let kinds: [String: TagKind] = {
-        var kinds: [String: TagKind] = [:]
-        for (set, kind) in [(voidTags, TagKind.void), (rawTextTags, .rawText), (closesParagraph, .closesParagraph), (formattingTags, .formatting), (headings, .heading)] {
-            for tag in set { kinds[tag, default: []].insert(kind) }
-        }
-        return kinds
-    }()
+    /// Tags the guard's rules name, by number: the open-element stack holds numbers, so its
+    /// searches compare integers. Other tags are numbered per document from `named.count` up.
+    static let named: [String] = Array(voidTags.union(rawTextTags).union(closesParagraph).union(formattingTags).union(headings)
+        .union(["button", "table", "td", "th", "ul", "ol", "menu", "dl", "tr", "select", "tbody", "thead", "tfoot", "option", "optgroup", "plaintext"]))
+        .sorted()
+    static let numbers: [String: Int] = Dictionary(uniqueKeysWithValues: named.enumerated().map { ($1, $0) })
+    static let kinds: [TagKind] = named.map { tag in
+        var kind: TagKind = []
+        if voidTags.contains(tag) { kind.insert(.void) }
+        if rawTextTags.contains(tag) { kind.insert(.rawText) }
+        if closesParagraph.contains(tag) { kind.insert(.closesParagraph) }
+        if formattingTags.contains(tag) { kind.insert(.formatting) }
+        if headings.contains(tag) { kind.insert(.heading) }
+        return kind
+    }
+
+    static func number(_ tag: String) -> Int { numbers[tag]! }
+
+    static let p = number("p"), li = number("li"), dt = number("dt"), dd = number("dd"), tr = number("tr"), td = number("td")
+    static let th = number("th"), option = number("option"), optgroup = number("optgroup"), anchor = number("a")
+    static let plaintext = number("plaintext")
+    static let tableParts = ["tbody", "thead", "tfoot"].map(number)
+    /// The elements an implied end tag does not look past.
+    static let paragraphScope = ["button", "table", "td", "th"].map(number)
+    static let listScope = ["ul", "ol", "menu"].map(number)
+    static let definitionScope = [number("dl")]
+    static let tableScope = [number("table")]
+    static let rowScope = ["tr", "table"].map(number)
+    static let selectScope = [number("select")]
 
     /// Throws when `bytes` nest deeper than the limit.
     ///
@@ -197,8 +211,9 @@ public struct NestingGuard: Sendable {
     /// - Complexity: O(n · d) for n bytes and d ≤ limit open elements (end tags look for their
     ///   element among the open ones).
     public func check(_ bytes: UnsafeBufferPointer<UInt8>) throws(MarkupError) {
-        var open: [String] = []
-        var formatting: [(tag: String, attributes: Substring)] = []
+        var open: [Int] = []
+        var formatting: [(tag: Int, attributes: Substring)] = []
+        var others: [String: Int] = [:]
         let count = bytes.count
         var index = 0
 
@@ -221,11 +236,12 @@ public struct NestingGuard: Sendable {
             }
             return count
         }
-        func popTo(_ tag: String, stoppingAt boundaries: Set<String> = []) {
+        func popTo(_ tag: Int, stoppingAt boundaries: [Int] = []) {
             guard let found = open.lastIndex(of: tag) else { return }
             if !boundaries.isEmpty, let boundary = open.lastIndex(where: { boundaries.contains($0) }), boundary > found { return }
             open.removeSubrange(found...)
         }
+        func isHeading(_ tag: Int) -> Bool { tag < Self.kinds.count && Self.kinds[tag].contains(.heading) }
 
         while index < count {
             guard bytes[index] == 0x3C, index + 1 < count else {
@@ -257,7 +273,16 @@ public struct NestingGuard: Sendable {
             }
             let rawName = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
             let name = hasUpper ? rawName.lowercased() : rawName
-            let kind = Self.kinds[name] ?? []
+            let tag: Int
+            if let known = Self.numbers[name] {
+                tag = known
+            } else if let other = others[name] {
+                tag = other
+            } else {
+                tag = Self.named.count + others.count
+                others[name] = tag
+            }
+            let kind = tag < Self.kinds.count ? Self.kinds[tag] : []
             // The rest of the tag, minding quoted attribute values.
             let attributesStart = position
             var quote: UInt8 = 0
@@ -276,11 +301,11 @@ public struct NestingGuard: Sendable {
             index = min(count, position + 1)
             if isEnd {
                 if !kind.contains(.heading) {
-                    popTo(name)
-                } else if let heading = open.lastIndex(where: { Self.headings.contains($0) }) {
+                    popTo(tag)
+                } else if let heading = open.lastIndex(where: isHeading) {
                     open.removeSubrange(heading...)
                 }
-                if kind.contains(.formatting), let last = formatting.lastIndex(where: { $0.tag == name }) {
+                if kind.contains(.formatting), let last = formatting.lastIndex(where: { $0.tag == tag }) {
                     formatting.remove(at: last)
                 }
                 continue
@@ -290,40 +315,40 @@ public struct NestingGuard: Sendable {
                 index = skip(past: Array("</\(name)".utf8), from: index)
                 continue
             }
-            if name == "plaintext" { return }
-            if kind.contains(.closesParagraph) { popTo("p", stoppingAt: Self.paragraphScope) }
-            switch name {
-            case "li": popTo("li", stoppingAt: Self.listScope)
-            case "dt", "dd":
-                popTo("dt", stoppingAt: Self.definitionScope)
-                popTo("dd", stoppingAt: Self.definitionScope)
-            case "tr": popTo("tr", stoppingAt: Self.tableScope)
-            case "td", "th":
-                popTo("td", stoppingAt: Self.rowScope)
-                popTo("th", stoppingAt: Self.rowScope)
-            case "tbody", "thead", "tfoot":
-                for part in ["tbody", "thead", "tfoot"] { popTo(part, stoppingAt: Self.tableScope) }
-            case "option": popTo("option", stoppingAt: Self.selectScope)
-            case "optgroup":
-                popTo("option", stoppingAt: Self.selectScope)
-                popTo("optgroup", stoppingAt: Self.selectScope)
-            case "h1", "h2", "h3", "h4", "h5", "h6":
-                if let last = open.last, Self.headings.contains(last) { open.removeLast() }
-            case "a":
-                if let last = formatting.lastIndex(where: { $0.tag == "a" }) {
+            if tag == Self.plaintext { return }
+            if kind.contains(.closesParagraph) { popTo(Self.p, stoppingAt: Self.paragraphScope) }
+            switch tag {
+            case Self.li: popTo(Self.li, stoppingAt: Self.listScope)
+            case Self.dt, Self.dd:
+                popTo(Self.dt, stoppingAt: Self.definitionScope)
+                popTo(Self.dd, stoppingAt: Self.definitionScope)
+            case Self.tr: popTo(Self.tr, stoppingAt: Self.tableScope)
+            case Self.td, Self.th:
+                popTo(Self.td, stoppingAt: Self.rowScope)
+                popTo(Self.th, stoppingAt: Self.rowScope)
+            case _ where Self.tableParts.contains(tag):
+                for part in Self.tableParts { popTo(part, stoppingAt: Self.tableScope) }
+            case Self.option: popTo(Self.option, stoppingAt: Self.selectScope)
+            case Self.optgroup:
+                popTo(Self.option, stoppingAt: Self.selectScope)
+                popTo(Self.optgroup, stoppingAt: Self.selectScope)
+            case _ where kind.contains(.heading):
+                if let last = open.last, isHeading(last) { open.removeLast() }
+            case Self.anchor:
+                if let last = formatting.lastIndex(where: { $0.tag == Self.anchor }) {
                     formatting.remove(at: last)
-                    popTo("a")
+                    popTo(Self.anchor)
                 }
             default: break
             }
             if kind.contains(.formatting) {
                 // HTML5's "Noah's Ark": at most three identical entries are remembered.
                 let attributes = String(decoding: UnsafeBufferPointer(rebasing: bytes[attributesStart..<position]), as: UTF8.self)[...]
-                let identical = formatting.indices.filter { formatting[$0].tag == name && formatting[$0].attributes == attributes }
+                let identical = formatting.indices.filter { formatting[$0].tag == tag && formatting[$0].attributes == attributes }
                 if identical.count >= 3 { formatting.remove(at: identical[0]) }
-                formatting.append((name, attributes))
+                formatting.append((tag, attributes))
             }
-            open.append(name)
+            open.append(tag)
             if open.count > limit || formatting.count > limit {
                 throw .cannotImport(intent: "HTML", reason: "elements nest deeper than \(limit) levels", range: Self.range(at: tagStart, in: bytes))
             }

@@ -30,6 +30,30 @@ import Testing
         #expect(next.rawValue == roots[1].rawValue + 2)
     }
 
+    /// Detaching unlinks a node from any place among its siblings; a detached node is stored
+    /// detached, and only linked nodes are in the document.
+    @Test(arguments: [0, 1, 2])
+    func detachingUnlinksANodeFromItsSiblings(position: Int) throws {
+        var state = EditorState()
+        var batch = state.makeBatch()
+        let paragraph = try batch.create(type: .paragraph)
+        var texts: [NodeKey] = []
+        for text in ["a", "b", "c"] {
+            let key = try batch.create(type: .text, text: text, fields: ["format": .number(.integer(texts.count + 1))])
+            try batch.append(key, to: paragraph)
+            texts.append(key)
+        }
+        try batch.detach(texts[position])
+        #expect(batch[paragraph]?.childCount == 2)
+        #expect(batch[texts[position]]?.parent == nil && batch[texts[position]]?.previousSibling == nil && batch[texts[position]]?.nextSibling == nil)
+        #expect(throws: ModelError.notAttached(texts[position])) { try batch.detach(texts[position]) }
+        try state.insert(batch, roots: [paragraph], under: .root, after: nil)
+        let expected = ["a", "b", "c"].enumerated().filter { $0.offset != position }.map(\.element).joined()
+        #expect(FlatString.render(state) == expected)
+        #expect(state.children(of: paragraph).map(\.key) == texts.enumerated().filter { $0.offset != position }.map(\.element))
+        #expect(state[texts[position]]?.parent == nil)
+    }
+
     @Test func aBatchGoesBetweenExistingBlocks() throws {
         var state = EditorState(paragraphs: ["a", "d"])
         let first = try #require(state.root.firstChild)

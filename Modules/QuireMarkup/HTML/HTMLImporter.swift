@@ -31,25 +31,33 @@ public struct HTMLImporter: Sendable {
     /// A new state built with `registry` holding the tree's content.
     ///
     /// - Throws: `MarkupError.cannotImport` when a node plugin refuses what a conversion made.
-    /// - Complexity: O(n) in the tree's size (each node stored in O(log₃₂ n)), plus the
-    ///   conversions' own work.
+    /// - Complexity: O(n) in the tree's size (the nodes are built in one ``NodeBatch`` and stored
+    ///   in one pass), plus the conversions' own work.
     public func makeState(_ tree: HTMLTree, registry: NodeRegistry) throws(MarkupError) -> EditorState {
         var state = EditorState(registry: registry)
-        let blocks = try importNodes(tree, into: &state)
-        for key in blocks {
-            do { try state.append(key, to: .root) } catch { throw .cannotImport(intent: "block", reason: error.description, range: nil) }
+        var builder = HTMLStateBuilder(batch: state.makeBatch(), conversions: conversions, maximumDepth: maximumDepth)
+        try builder.run(tree)
+        do { try state.insert(builder.batch, roots: builder.topLevel, under: .root, after: nil) } catch {
+            throw .cannotImport(intent: "block", reason: error.description, range: nil)
         }
+        try builder.finish(in: &state)
         return state
     }
 
     /// Creates the tree's content in `state` as detached top-level blocks and returns them in
     /// order (what a paste inserts). On error `state` is unchanged.
     ///
-    /// - Complexity: O(n) in the tree's size, each node stored in O(log₃₂ n).
+    /// - Complexity: O(n) in the tree's size to build, each node stored in O(log₃₂ n).
     public func importNodes(_ tree: HTMLTree, into state: inout EditorState) throws(MarkupError) -> [NodeKey] {
-        var builder = HTMLStateBuilder(state: state, conversions: conversions, maximumDepth: maximumDepth)
+        var builder = HTMLStateBuilder(batch: state.makeBatch(), conversions: conversions, maximumDepth: maximumDepth)
         try builder.run(tree)
-        state = builder.state
+        var updated = state
+        // No roots: every node is stored detached, the top-level blocks for the caller to link.
+        do { try updated.insert(builder.batch, roots: [], under: .root, after: nil) } catch {
+            throw .cannotImport(intent: "block", reason: error.description, range: nil)
+        }
+        try builder.finish(in: &updated)
+        state = updated
         return builder.topLevel
     }
 
@@ -179,24 +187,49 @@ struct Frame {
     var isBoundary: Bool
 }
 
+/// Builds the nodes in a batch (no node storage written, nothing recorded, while the tree is
+/// walked); ``finish(in:)`` then does, on the state the batch went into, what needs a state: it
+/// removes the nodes a container that came apart left unused and runs the conversions'
+/// `finishImport` in the order their containers closed (children before their parents, each on
+/// a finished subtree, as when they ran at the close).
 struct HTMLStateBuilder {
-    var state: EditorState
+    var batch: NodeBatch
     let conversions: HTMLConversions
     let maximumDepth: Int
     var topLevel: [NodeKey] = []
+    /// How many frames hold a suspended container (most documents have none, and then there is
+    /// nothing to resume).
+    var suspendedFrames = 0
+    /// Nodes created and then not needed (detached in the batch).
+    var discarded: [NodeKey] = []
+    /// The closed containers whose conversion brings them into shape, in closing order.
+    var finishing: [(key: NodeKey, type: NodeType, conversion: any HTMLConversion)] = []
     var containers: [OpenContainer] = []
     var frames: [Frame] = []
     var nextID = 0
     /// Text waiting to become one node: (container index, format, text, type).
     var pending: (container: Int, format: TextFormat, text: String, type: NodeType)?
 
-    init(state: EditorState, conversions: HTMLConversions, maximumDepth: Int) {
-        self.state = state
+    init(batch: NodeBatch, conversions: HTMLConversions, maximumDepth: Int) {
+        self.batch = batch
         self.conversions = conversions
         self.maximumDepth = maximumDepth
     }
 
-    var registry: NodeRegistry { state.registry }
+    var registry: NodeRegistry { batch.registry }
+
+    /// Removes the discarded nodes from `state` (which holds the batch) and runs the
+    /// conversions' `finishImport`.
+    ///
+    /// - Complexity: O(discarded · log₃₂ n), plus the conversions' work.
+    func finish(in state: inout EditorState) throws(MarkupError) {
+        for key in discarded {
+            do { try state.remove(key) } catch { throw fail(error, state[key]?.type.rawValue ?? "node") }
+        }
+        for (key, type, conversion) in finishing {
+            do { try conversion.finishImport(of: key, in: &state) } catch { throw fail(error, type.rawValue) }
+        }
+    }
     var top: Int { containers.count - 1 }
 
     func fail(_ error: ModelError, _ what: String) -> MarkupError {
@@ -210,7 +243,7 @@ struct HTMLStateBuilder {
         containers = [OpenContainer(key: nil, type: .root, fields: [:], frame: 0, isImplicit: false, isInlineElement: false, acceptsInline: false,
                                     childRule: rootRule, nesting: [], splitsForBlocks: false, isLiteral: false, conversion: nil, id: nextID)]
         nextID += 1
-        frames = [Frame(element: 0, nextChild: tree.firstChildren[0], format: [], mode: .flowing, container: nil, suspended: nil, isBoundary: false)]
+        frames = [Frame(element: 0, nextChild: tree.rows.firstChildren[0], format: [], mode: .flowing, container: nil, suspended: nil, isBoundary: false)]
         while !frames.isEmpty {
             let current = frames.count - 1
             let child = frames[current].nextChild
@@ -218,8 +251,8 @@ struct HTMLStateBuilder {
                 try exitFrame()
                 continue
             }
-            frames[current].nextChild = tree.nextSiblings[Int(child)]
-            switch tree.contents[Int(child)] {
+            frames[current].nextChild = tree.rows.nextSiblings[Int(child)]
+            switch tree.rows.contents[Int(child)] {
             case .text(let string): try text(string, format: format)
             case .element: try enter(HTMLElement(tree: tree, index: Int(child)))
             }
@@ -231,7 +264,7 @@ struct HTMLStateBuilder {
     var mode: TextMode { frames.last?.mode ?? .flowing }
 
     mutating func push(_ element: HTMLElement, format: TextFormat, mode: TextMode, container: Int? = nil, isBoundary: Bool = false) {
-        frames.append(Frame(element: element.index, nextChild: element.tree.firstChildren[element.index], format: format, mode: mode,
+        frames.append(Frame(element: element.index, nextChild: element.tree.rows.firstChildren[element.index], format: format, mode: mode,
                             container: container, suspended: nil, isBoundary: isBoundary))
     }
 
@@ -318,6 +351,7 @@ struct HTMLStateBuilder {
 
     mutating func exitFrame() throws(MarkupError) {
         let frame = frames.removeLast()
+        if frame.suspended != nil { suspendedFrames -= 1 }
         if let id = frame.container, let index = containers.lastIndex(where: { $0.id == id }) {
             try closeContainers(downTo: index)
         }
@@ -352,14 +386,14 @@ struct HTMLStateBuilder {
 
     mutating func attach(_ key: NodeKey, to index: Int, what: String) throws(MarkupError) {
         if let parent = containers[index].key {
-            do { try state.append(key, to: parent) } catch { throw fail(error, what) }
+            do { try batch.append(key, to: parent) } catch { throw fail(error, what) }
         } else {
             topLevel.append(key)
         }
     }
 
     mutating func create(_ type: NodeType, text: String = "", fields: JSONObject = [:]) throws(MarkupError) -> NodeKey {
-        do { return try state.createNode(type: type, text: text, fields: fields) } catch { throw fail(error, type.rawValue) }
+        do { return try batch.create(type: type, text: text, fields: fields) } catch { throw fail(error, type.rawValue) }
     }
 
     /// Creates the node of a container in the top container and pushes it; returns its id.
@@ -409,7 +443,7 @@ struct HTMLStateBuilder {
         try flushText()
         let container = containers.removeLast()
         if let key = container.key, let conversion = container.conversion {
-            do { try conversion.finishImport(of: key, in: &state) } catch { throw fail(error, container.type.rawValue) }
+            finishing.append((key, container.type, conversion))
         }
     }
 
@@ -431,15 +465,20 @@ struct HTMLStateBuilder {
         let container = containers[top]
         if !container.isImplicit, let conversion = container.conversion, frames.indices.contains(container.frame) {
             let rule: HTMLContentRule = container.isLiteral ? .literal : .inlines(nesting: container.nesting, splitsForBlocks: container.splitsForBlocks)
+            if frames[container.frame].suspended == nil { suspendedFrames += 1 }
             frames[container.frame].suspended = SuspendedContainer(type: container.type, fields: container.fields, rule: rule, conversion: conversion)
             frames[container.frame].container = nil
         }
         try flushText()
-        if let key = container.key, state[key]?.childCount == 0, containers[top].pendingBreaks == 0 {
+        if let key = container.key, batch[key]?.childCount == 0, containers[top].pendingBreaks == 0 {
             // Nothing came before the block: the element's node is not needed there.
             containers.removeLast()
-            if let index = topLevel.lastIndex(of: key) { topLevel.remove(at: index) }
-            do { try state.remove(key) } catch { throw fail(error, container.type.rawValue) }
+            if let index = topLevel.lastIndex(of: key) {
+                topLevel.remove(at: index)
+            } else {
+                do { try batch.detach(key) } catch { throw fail(error, container.type.rawValue) }
+            }
+            discarded.append(key)
             return
         }
         try closeTop()
@@ -448,10 +487,12 @@ struct HTMLStateBuilder {
     /// Makes the containers of frames whose block was taken apart again, when content arrives
     /// for them.
     mutating func resumeSuspended() throws(MarkupError) {
+        guard suspendedFrames > 0 else { return }
         var index = containers[top].frame + 1
         while index < frames.count {
             if let suspended = frames[index].suspended {
                 frames[index].suspended = nil
+                suspendedFrames -= 1
                 if let id = try placeBlock(type: suspended.type, fields: suspended.fields, rule: suspended.rule, conversion: suspended.conversion, frame: index) {
                     frames[index].container = id
                 } else {

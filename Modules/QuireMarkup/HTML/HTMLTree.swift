@@ -26,43 +26,53 @@ public struct HTMLTree: Sendable {
         case text(String)
     }
 
-    var contents: [Content]
-    var parents: [Int32]
-    var firstChildren: [Int32]
-    var lastChildren: [Int32]
-    var nextSiblings: [Int32]
+    /// The rows, in one object, so that an `HTMLElement` (a tree and an index) copies with one
+    /// reference count, not five.
+    final class Rows: Sendable {
+        let contents: [Content]
+        let parents: [Int32]
+        let firstChildren: [Int32]
+        let nextSiblings: [Int32]
+
+        init(contents: [Content], parents: [Int32], firstChildren: [Int32], nextSiblings: [Int32]) {
+            self.contents = contents
+            self.parents = parents
+            self.firstChildren = firstChildren
+            self.nextSiblings = nextSiblings
+        }
+    }
+
+    let rows: Rows
 
     /// The number of elements and text nodes, the root included.
-    public var count: Int { contents.count }
+    public var count: Int { rows.contents.count }
 
     /// The root element (tag ""): the parsed content is its children.
     public var root: HTMLElement { HTMLElement(tree: self, index: 0) }
 
     /// An empty tree: the root alone.
     public init() {
-        contents = [.element(tag: "", attributes: [])]
-        parents = [-1]
-        firstChildren = [-1]
-        lastChildren = [-1]
-        nextSiblings = [-1]
+        rows = Rows(contents: [.element(tag: "", attributes: [])], parents: [-1], firstChildren: [-1], nextSiblings: [-1])
     }
 
-    func children(of index: Int) -> ChildIndices { ChildIndices(tree: self, first: firstChildren[index]) }
+    init(rows: Rows) { self.rows = rows }
+
+    func children(of index: Int) -> ChildIndices { ChildIndices(rows: rows, first: rows.firstChildren[index]) }
 
     /// The indices of one node's children, in order.
     struct ChildIndices: Sequence, IteratorProtocol {
-        let tree: HTMLTree
+        let rows: Rows
         var upcoming: Int32
 
-        init(tree: HTMLTree, first: Int32) {
-            self.tree = tree
+        init(rows: Rows, first: Int32) {
+            self.rows = rows
             upcoming = first
         }
 
         mutating func next() -> Int? {
             guard upcoming >= 0 else { return nil }
             let current = Int(upcoming)
-            upcoming = tree.nextSiblings[current]
+            upcoming = rows.nextSiblings[current]
             return current
         }
     }
@@ -72,7 +82,11 @@ public struct HTMLTree: Sendable {
 ///
 /// Parsers (the HTML plugin's gumbo reader) and tests build trees through it.
 public struct HTMLTreeBuilder: Sendable {
-    private var tree = HTMLTree()
+    private var contents: [HTMLTree.Content] = [.element(tag: "", attributes: [])]
+    private var parents: [Int32] = [-1]
+    private var firstChildren: [Int32] = [-1]
+    private var lastChildren: [Int32] = [-1]
+    private var nextSiblings: [Int32] = [-1]
     private var open: [Int32] = [0]
 
     /// A builder whose current element is the root.
@@ -82,16 +96,16 @@ public struct HTMLTreeBuilder: Sendable {
     public var depth: Int { open.count - 1 }
 
     private mutating func add(_ content: HTMLTree.Content) -> Int32 {
-        let index = Int32(tree.contents.count)
+        let index = Int32(contents.count)
         let parent = open[open.count - 1]
-        tree.contents.append(content)
-        tree.parents.append(parent)
-        tree.firstChildren.append(-1)
-        tree.lastChildren.append(-1)
-        tree.nextSiblings.append(-1)
-        let last = tree.lastChildren[Int(parent)]
-        if last >= 0 { tree.nextSiblings[Int(last)] = index } else { tree.firstChildren[Int(parent)] = index }
-        tree.lastChildren[Int(parent)] = index
+        contents.append(content)
+        parents.append(parent)
+        firstChildren.append(-1)
+        lastChildren.append(-1)
+        nextSiblings.append(-1)
+        let last = lastChildren[Int(parent)]
+        if last >= 0 { nextSiblings[Int(last)] = index } else { firstChildren[Int(parent)] = index }
+        lastChildren[Int(parent)] = index
         return index
     }
 
@@ -113,18 +127,20 @@ public struct HTMLTreeBuilder: Sendable {
     public mutating func appendText(_ text: String) {
         guard !text.isEmpty else { return }
         let parent = Int(open[open.count - 1])
-        let last = tree.lastChildren[parent]
-        if last >= 0, case .text(var existing) = tree.contents[Int(last)] {
-            tree.contents[Int(last)] = .text("")
+        let last = lastChildren[parent]
+        if last >= 0, case .text(var existing) = contents[Int(last)] {
+            contents[Int(last)] = .text("")
             existing += text
-            tree.contents[Int(last)] = .text(existing)
+            contents[Int(last)] = .text(existing)
             return
         }
         _ = add(.text(text))
     }
 
     /// The tree built so far.
-    public func finish() -> HTMLTree { tree }
+    public func finish() -> HTMLTree {
+        HTMLTree(rows: HTMLTree.Rows(contents: contents, parents: parents, firstChildren: firstChildren, nextSiblings: nextSiblings))
+    }
 }
 
 /// A piece of an element's content.
@@ -145,13 +161,13 @@ public struct HTMLElement: Sendable {
 
     /// The lower-case tag name ("" for the root).
     public var tag: String {
-        if case .element(let tag, _) = tree.contents[index] { return tag }
+        if case .element(let tag, _) = tree.rows.contents[index] { return tag }
         return ""
     }
 
     /// The attributes in source order.
     public var attributes: [HTMLAttribute] {
-        if case .element(_, let attributes) = tree.contents[index] { return attributes }
+        if case .element(_, let attributes) = tree.rows.contents[index] { return attributes }
         return []
     }
 
@@ -178,7 +194,7 @@ public struct HTMLElement: Sendable {
 
     /// The element this one is in (nil for the root).
     public var parent: HTMLElement? {
-        let parent = tree.parents[index]
+        let parent = tree.rows.parents[index]
         return parent < 0 ? nil : HTMLElement(tree: tree, index: Int(parent))
     }
 
@@ -187,7 +203,7 @@ public struct HTMLElement: Sendable {
     /// - Complexity: O(children).
     public var children: [HTMLContent] {
         tree.children(of: index).map { child in
-            switch tree.contents[child] {
+            switch tree.rows.contents[child] {
             case .text(let text): .text(text)
             case .element: .element(HTMLElement(tree: tree, index: child))
             }
@@ -199,7 +215,7 @@ public struct HTMLElement: Sendable {
     /// - Complexity: O(children).
     public var childElements: [HTMLElement] {
         tree.children(of: index).compactMap { child in
-            if case .element = tree.contents[child] { return HTMLElement(tree: tree, index: child) }
+            if case .element = tree.rows.contents[child] { return HTMLElement(tree: tree, index: child) }
             return nil
         }
     }
@@ -211,7 +227,7 @@ public struct HTMLElement: Sendable {
     public func firstDescendant(descendingInto descend: (HTMLElement) -> Bool = { _ in true }, where predicate: (HTMLElement) -> Bool) -> HTMLElement? {
         var pending = Array(tree.children(of: index).reversed())
         while let next = pending.popLast() {
-            guard case .element = tree.contents[next] else { continue }
+            guard case .element = tree.rows.contents[next] else { continue }
             let element = HTMLElement(tree: tree, index: next)
             if predicate(element) { return element }
             if descend(element) { pending.append(contentsOf: tree.children(of: next).reversed()) }
@@ -226,7 +242,7 @@ public struct HTMLElement: Sendable {
         var result = ""
         var pending = Array(tree.children(of: index).reversed())
         while let next = pending.popLast() {
-            switch tree.contents[next] {
+            switch tree.rows.contents[next] {
             case .text(let text): result += text
             case .element: pending.append(contentsOf: tree.children(of: next).reversed())
             }
