@@ -593,8 +593,9 @@ struct InlineWriter {
         }
         balanced = balanced && depth == 0
         var output = ""
-        for (offset, character) in url.enumerated() {
-            let next = url.dropFirst(offset + 1).first
+        let characters = Array(url)
+        for (offset, character) in characters.enumerated() {
+            let next = offset + 1 < characters.count ? characters[offset + 1] : nil
             switch character {
             case "\\": output += "\\\\"
             case "<" where needsAngle, ">" where needsAngle: output += "\\" + String(character)
@@ -610,8 +611,9 @@ struct InlineWriter {
     static func title(_ title: String?) -> String {
         guard let title else { return "" }
         var output = " \""
-        for (offset, character) in title.enumerated() {
-            let next = title.dropFirst(offset + 1).first
+        let characters = Array(title)
+        for (offset, character) in characters.enumerated() {
+            let next = offset + 1 < characters.count ? characters[offset + 1] : nil
             switch character {
             case "\\", "\"": output += "\\" + String(character)
             case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "\\&"
