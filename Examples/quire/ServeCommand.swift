@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Payload format of document rooms: \(DocumentCodecs.all.map(\.name).joined(separator: ", ")).")
     var codec = LoroBinaryCodec().name
 
+    @Option(help: "What presence rooms keep for joiners: loro (Loro EphemeralStore updates, one entry per key) or opaque (the last 64 payloads as bytes).")
+    var presence = LoroEphemeralFold().name
+
     @Option(help: "Rooms one connection may join at once.")
     var maxRooms = 64
 
@@ -66,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard let codec = DocumentCodecs.named(codec) else {
             throw ValidationError("unknown codec \(codec); known: \(DocumentCodecs.all.map(\.name).joined(separator: ", "))")
         }
+        guard let ephemeral = EphemeralCodecs.named(presence) else {
+            throw ValidationError("unknown presence codec \(presence); known: \(EphemeralCodecs.all.map(\.name).joined(separator: ", "))")
+        }
         let storage: any RoomStorage
         if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
             storage = try await PostgresStorage(url: database, logger: logger)
@@ -76,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let authorizer: any Authorizer = try tokenFile.map { try TokenFileAuthorizer(path: $0, logger: logger) } ?? OpenAuthorizer()
         let configuration = SyncServerConfiguration(
-            host: host, port: port, codec: codec, maxMessageBytes: maxMessageBytes, maxRoomsPerConnection: maxRooms,
+            host: host, port: port, codec: codec, ephemeral: ephemeral, maxMessageBytes: maxMessageBytes, maxRoomsPerConnection: maxRooms,
             messagesPerSecond: rate, messageBurst: rate * 2, maxQueuedBytesPerConnection: maxQueuedBytes, compactionThreshold: compactEvery
         )
         let server = SyncServer(configuration: configuration, storage: storage, authorizer: authorizer, logger: logger)

@@ -52,6 +52,14 @@ public struct EphemeralStore: Sendable {
     /// - Complexity: O(1).
     public func get(_ key: String) -> CRDTValue? { entries[key]?.value }
 
+    /// Whether the store has no entries that are not outdated (deletions count: they order
+    /// later writes).
+    /// - Complexity: O(k).
+    public var isEmpty: Bool {
+        let now = clock()
+        return !entries.values.contains { !isOutdated($0, now: now) }
+    }
+
     /// Every key with a value, and its value.
     /// - Complexity: O(k).
     public var all: [String: CRDTValue] { entries.compactMapValues(\.value) }

@@ -30,7 +30,7 @@ public struct SyncServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8787,
         codec: any DocumentCodec = LoroBinaryCodec(),
-        ephemeral: any EphemeralCodec = OpaqueEphemeralRelay(),
+        ephemeral: any EphemeralCodec = LoroEphemeralFold(),
         maxMessageBytes: Int = SyncMessage.maxMessageBytes,
         fragments: FragmentAssembler.Limits = FragmentAssembler.Limits(),
         maxRoomsPerConnection: Int = 64,

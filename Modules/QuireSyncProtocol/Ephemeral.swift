@@ -1,8 +1,12 @@
+import Foundation
+import QuireCRDT
+
 /// What a room of ephemeral state (`%EPH`, `%EPS`: presence, remote carets) keeps so that a joiner
 /// receives the current presence at once: the retained payloads, folded one update at a time.
 ///
-/// Until QuireCRDT reads Loro's `EphemeralStore` encoding, ``OpaqueEphemeralRelay`` treats payloads
-/// as opaque bytes; a Loro-aware fold (merging by key and timestamp) slots in here.
+/// ``LoroEphemeralFold`` (the server's default) reads the payloads as Loro `EphemeralStore`
+/// updates and keeps one entry per key; ``OpaqueEphemeralRelay`` keeps the last payloads as
+/// opaque bytes, for rooms whose clients send something else.
 public protocol EphemeralCodec: Sendable {
     var name: String { get }
 
@@ -10,7 +14,8 @@ public protocol EphemeralCodec: Sendable {
     func fold(_ retained: [[UInt8]], _ update: [UInt8]) throws(SyncProtocolError) -> [[UInt8]]
 }
 
-/// Keeps the most recent payloads, bounded in count and bytes. A store's own timestamps order
+/// Keeps the most recent payloads, bounded in count and bytes: a joiner may miss the presence of
+/// a peer whose last update is older than the bound until that peer refreshes it. A store's own timestamps order
 /// them on the receiving side, so replaying them oldest first yields the latest presence.
 public struct OpaqueEphemeralRelay: EphemeralCodec {
     public var maxPayloads: Int
@@ -37,4 +42,59 @@ public struct OpaqueEphemeralRelay: EphemeralCodec {
         }
         return Array(out[drop...])
     }
+}
+
+/// Keeps presence as a Loro `EphemeralStore` does: one entry per key, the newer write of a key
+/// winning, entries older than `timeout` left out. A joiner gets every peer's latest presence in
+/// one payload however many updates came before, and the presence of a peer that went away
+/// without saying so drops out after the timeout. Payloads are Loro `EphemeralStore` encodings
+/// (QuireCRDT's `EphemeralStore` writes them); an update that is not one is refused.
+public struct LoroEphemeralFold: EphemeralCodec {
+    /// Milliseconds after which an entry is outdated (at least the clients' own timeout, so that
+    /// a client's refreshes keep its entry).
+    public var timeout: Int64
+    /// The largest update, and the largest retained presence, in bytes.
+    public var maxBytes: Int
+    private let clock: EphemeralStore.Clock
+
+    /// A fold; `clock` (milliseconds since 1970) is injectable for tests.
+    public init(timeout: Int64 = 60_000, maxBytes: Int = 1 << 20,
+                clock: @escaping EphemeralStore.Clock = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }) {
+        self.timeout = timeout
+        self.maxBytes = maxBytes
+        self.clock = clock
+    }
+
+    public var name: String { "loro" }
+
+    /// The retained presence merged with `update`, as one payload (none when no entry is left).
+    ///
+    /// - Throws: `SyncProtocolError.tooLarge` for an update or a merged presence past `maxBytes`,
+    ///   `.rejectedUpdate` naming the byte offset for an update that is not an `EphemeralStore`
+    ///   encoding.
+    /// - Complexity: O(retained bytes + update bytes).
+    public func fold(_ retained: [[UInt8]], _ update: [UInt8]) throws(SyncProtocolError) -> [[UInt8]] {
+        guard update.count <= maxBytes else { throw .tooLarge(what: "ephemeral update", size: update.count, limit: maxBytes) }
+        var store = EphemeralStore(timeout: timeout, clock: clock)
+        for payload in retained {
+            do { try store.apply(payload) } catch {
+                // Kept by another codec before the room was served with this one (a persisted
+                // %EPS room): presence that cannot be read is not carried over. Its peers'
+                // next refresh brings it back.
+                continue
+            }
+        }
+        do { try store.apply(update) } catch { throw .rejectedUpdate("presence update: \(error)") }
+        guard !store.isEmpty else { return [] }
+        let merged = store.encodeAll()
+        guard merged.count <= maxBytes else { throw .tooLarge(what: "retained presence", size: merged.count, limit: maxBytes) }
+        return [merged]
+    }
+}
+
+/// The ephemeral codecs a server can be configured with, by name.
+public enum EphemeralCodecs {
+    public static let all: [any EphemeralCodec] = [LoroEphemeralFold(), OpaqueEphemeralRelay()]
+
+    public static func named(_ name: String) -> (any EphemeralCodec)? { all.first { $0.name == name } }
 }

@@ -116,7 +116,9 @@ import Testing
         _ = try await flooder.join("flood", kind: .ephemeral)
         let baseline = server.residentBytes
         // 64 MiB of presence payloads for a member that reads none of it.
-        let payload = Array(repeating: UInt8(7), count: 128 * 1024)
+        var presence = EphemeralStore(timeout: 60_000)
+        presence.set("flooder", .string(String(repeating: "x", count: 128 * 1024)))
+        let payload = presence.encode("flooder")
         var peak = baseline
         for i in 0..<512 {
             try await flooder.send(SyncMessage(kind: .ephemeral, room: "flood", body: .update(updates: [payload], batch: BatchID(UInt64(i)))))

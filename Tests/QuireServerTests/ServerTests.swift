@@ -3,6 +3,7 @@ import QuireCRDT
 import QuireServer
 import QuireSyncClient
 import QuireSyncProtocol
+import Synchronization
 import Testing
 
 @Suite(.serialized) struct ServerTests {
@@ -193,19 +194,45 @@ import Testing
     @Test func presenceIsRelayedAndPersistedPresenceHydratesJoiners() async throws {
         let server = try await TestServer.start()
         let a = SyncClient(url: server.url), b = SyncClient(url: server.url)
+        // Each write a millisecond after the last (a store ignores a write no newer than the one
+        // it has, and a loop writes many within one millisecond).
+        let ticks = Mutex(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        let clock: EphemeralStore.Clock = { ticks.withLock { $0 += 1; return $0 } }
+        var presenceOfA = EphemeralStore(timeout: 60_000, clock: clock), presenceOfB = EphemeralStore(timeout: 60_000, clock: clock)
+        presenceOfA.set("a", .string("caret 3"))
+        let first = presenceOfA.encode("a")
         let seenByB = try await b.joinPresence("doc")
         _ = try await a.joinPresence("doc")
-        try await a.publishPresence(Array("caret 3".utf8), room: "doc")
+        try await a.publishPresence(first, room: "doc")
         var iterator = seenByB.makeAsyncIterator()
-        #expect(await iterator.next() == Array("caret 3".utf8))
-        // %EPS keeps the latest presence for peers that join later.
+        #expect(await iterator.next() == first)
+        // %EPS keeps every peer's latest presence for peers that join later, however many
+        // updates came before (more than an opaque relay's 64).
         _ = try await a.joinPresence("doc", persisted: true)
-        try await a.publishPresence(Array("caret 5".utf8), room: "doc", persisted: true)
+        _ = try await b.joinPresence("doc", persisted: true)
+        presenceOfB.set("b", .string("caret 1"))
+        try await b.publishPresence(presenceOfB.encode("b"), room: "doc", persisted: true)
+        try await b.flush()
+        for caret in 0..<100 {
+            presenceOfA.set("a", .string("caret \(caret)"))
+            try await a.publishPresence(presenceOfA.encode("a"), room: "doc", persisted: true)
+        }
         try await a.flush()
         let late = SyncClient(url: server.url)
         var hydrated = try await late.joinPresence("doc", persisted: true).makeAsyncIterator()
-        #expect(await hydrated.next() == Array("caret 5".utf8))
-        for client in [a, b, late] { await client.close() }
+        var joiner = EphemeralStore(timeout: 60_000)
+        try joiner.apply(try #require(await hydrated.next()))
+        #expect(joiner.all == ["a": .string("caret 99"), "b": .string("caret 1")])
+        // An update that is not presence is refused (its acknowledgement says so); the room
+        // keeps what it had.
+        try await a.publishPresence(Array("caret 5".utf8), room: "doc", persisted: true)
+        try await a.flush()
+        let later = SyncClient(url: server.url)
+        var again = try await later.joinPresence("doc", persisted: true).makeAsyncIterator()
+        var second = EphemeralStore(timeout: 60_000)
+        try second.apply(try #require(await again.next()))
+        #expect(second.all == joiner.all)
+        for client in [a, b, late, later] { await client.close() }
         try await server.stop()
     }
 

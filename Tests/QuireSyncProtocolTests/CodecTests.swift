@@ -107,3 +107,89 @@ import Testing
         #expect(try relay.fold([[1]], []) == [[1]])
     }
 }
+
+@Suite struct LoroEphemeralFoldTests {
+    /// A clock the test moves by hand.
+    final class ManualClock: @unchecked Sendable {
+        var now: Int64 = 1_000_000
+        var clock: EphemeralStore.Clock { { self.now } }
+    }
+
+    /// Seeded sessions: peers set, change and delete their entries; whatever the number of
+    /// updates, the fold keeps one payload that gives a joiner what a store which saw every
+    /// update holds.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func aJoinerGetsWhatAStoreThatSawEveryUpdateHolds(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let time = ManualClock()
+        let fold = LoroEphemeralFold(timeout: 60_000, clock: time.clock)
+        var peers = (0..<5).map { _ in EphemeralStore(timeout: 60_000, clock: time.clock) }
+        var model = EphemeralStore(timeout: 60_000, clock: time.clock)
+        var retained: [[UInt8]] = []
+        for step in 0..<500 {
+            time.now += Int64.random(in: 1...50, using: &random)
+            let who = Int.random(in: 0..<peers.count, using: &random)
+            let key = "peer-\(who)"
+            if Int.random(in: 0..<8, using: &random) == 0 {
+                peers[who].delete(key)
+            } else {
+                peers[who].set(key, .map(["caret": .int(Int64(step)), "name": .string(key)]))
+            }
+            let update = peers[who].encode(key)
+            try model.apply(update)
+            retained = try fold.fold(retained, update)
+            #expect(retained.count <= 1)
+        }
+        var joiner = EphemeralStore(timeout: 60_000, clock: time.clock)
+        for payload in retained { try joiner.apply(payload) }
+        #expect(joiner.all == model.all)
+        #expect(joiner.keys == model.keys)
+    }
+
+    @Test func theNewerWriteOfAKeyWinsAndOutdatedEntriesGo() throws {
+        let time = ManualClock()
+        let fold = LoroEphemeralFold(timeout: 10_000, clock: time.clock)
+        var peer = EphemeralStore(timeout: 10_000, clock: time.clock)
+        peer.set("a", .string("old"))
+        let old = peer.encode("a")
+        time.now += 5
+        peer.set("a", .string("new"))
+        var retained = try fold.fold([], peer.encode("a"))
+        retained = try fold.fold(retained, old)
+        var joiner = EphemeralStore(timeout: 10_000, clock: time.clock)
+        for payload in retained { try joiner.apply(payload) }
+        #expect(joiner.get("a") == .string("new"))
+        // Past the timeout nothing is kept for a joiner.
+        time.now += 10_001
+        var other = EphemeralStore(timeout: 10_000, clock: time.clock)
+        other.set("b", .string("here"))
+        retained = try fold.fold(retained, other.encode("b"))
+        var late = EphemeralStore(timeout: 10_000, clock: time.clock)
+        for payload in retained { try late.apply(payload) }
+        #expect(late.all == ["b": .string("here")])
+        // When every entry has timed out, nothing is retained at all.
+        time.now += 10_001
+        #expect(try fold.fold(retained, old) == [])
+    }
+
+    @Test func refusalsNameWhatWasWrong() throws {
+        let fold = LoroEphemeralFold(maxBytes: 64)
+        var peer = EphemeralStore(timeout: 60_000)
+        peer.set("a", .int(1))
+        let retained = try fold.fold([], peer.encode("a"))
+        #expect(throws: SyncProtocolError.tooLarge(what: "ephemeral update", size: 65, limit: 64)) { _ = try fold.fold(retained, Array(repeating: 1, count: 65)) }
+        do {
+            _ = try fold.fold(retained, Array("caret 3".utf8))
+            Issue.record("an update that is not an EphemeralStore encoding was accepted")
+        } catch {
+            guard case .rejectedUpdate(let reason) = error else { throw error }
+            #expect(reason.contains("presence update"))
+        }
+        // Payloads another codec kept (a persisted room served with `opaque` before) are not
+        // carried over; the update is.
+        let merged = try fold.fold([Array("caret 3".utf8)], peer.encode("a"))
+        var joiner = EphemeralStore(timeout: 60_000)
+        for payload in merged { try joiner.apply(payload) }
+        #expect(joiner.all == ["a": .int(1)])
+    }
+}
