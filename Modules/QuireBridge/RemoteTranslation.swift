@@ -45,8 +45,11 @@ extension EditorBinding {
         }
         // A deleted block takes its subtree along, and one event may delete a block and create it
         // again with fewer children (a peer's concurrent move undone and redone): the diffs then
-        // name only the block, so every block the editor shows under it is looked at again.
-        for id in deleted {
+        // name only the block, so every block the editor shows under it is looked at again. So
+        // is every block under one that is gone at the end without a delete diff of its own (moved
+        // into a block the same event deleted).
+        let gone = treeTouched.filter { !document.isAlive($0, in: DocumentSchema.blocks) }
+        for id in deleted.union(gone) {
             guard let key = keyOfTree[id] else { continue }
             var pending = editor.state.children(of: key).filter(Projection.isBlock).map(\.key)
             while let current = pending.popLast() {

@@ -60,6 +60,17 @@ public struct EphemeralStore: Sendable {
         return !entries.values.contains { !isOutdated($0, now: now) }
     }
 
+    /// The key of the entry written longest ago (ties: the smallest key), or nil when empty.
+    /// - Complexity: O(k).
+    public var oldestKey: String? {
+        entries.min { ($0.value.timestamp, $0.key) < ($1.value.timestamp, $1.key) }?.key
+    }
+
+    /// Drops a key's entry altogether (no deletion travels: for a relay trimming what it keeps,
+    /// not for a peer leaving, which ``delete(_:)`` says).
+    /// - Complexity: O(1).
+    public mutating func forget(_ key: String) { entries[key] = nil }
+
     /// Every key with a value, and its value.
     /// - Complexity: O(k).
     public var all: [String: CRDTValue] { entries.compactMapValues(\.value) }

@@ -67,12 +67,14 @@ public struct LoroEphemeralFold: EphemeralCodec {
 
     public var name: String { "loro" }
 
-    /// The retained presence merged with `update`, as one payload (none when no entry is left).
+    /// The retained presence merged with `update`, as one payload (none when no entry is left);
+    /// when the merged presence is larger than `maxBytes`, its oldest entries are left out. An
+    /// empty update changes nothing.
     ///
-    /// - Throws: `SyncProtocolError.tooLarge` for an update or a merged presence past `maxBytes`,
-    ///   `.rejectedUpdate` naming the byte offset for an update that is not an `EphemeralStore`
-    ///   encoding.
-    /// - Complexity: O(retained bytes + update bytes).
+    /// - Throws: `SyncProtocolError.tooLarge` for an update past `maxBytes`, `.rejectedUpdate`
+    ///   naming the byte offset for an update that is not an `EphemeralStore` encoding.
+    /// - Complexity: O(retained bytes + update bytes), times the entries left out when the
+    ///   limit is passed.
     public func fold(_ retained: [[UInt8]], _ update: [UInt8]) throws(SyncProtocolError) -> [[UInt8]] {
         guard update.count <= maxBytes else { throw .tooLarge(what: "ephemeral update", size: update.count, limit: maxBytes) }
         var store = EphemeralStore(timeout: timeout, clock: clock)
@@ -84,11 +86,17 @@ public struct LoroEphemeralFold: EphemeralCodec {
                 continue
             }
         }
+        guard !update.isEmpty else { return retained }
         do { try store.apply(update) } catch { throw .rejectedUpdate("presence update: \(error)") }
         guard !store.isEmpty else { return [] }
-        let merged = store.encodeAll()
-        guard merged.count <= maxBytes else { throw .tooLarge(what: "retained presence", size: merged.count, limit: maxBytes) }
-        return [merged]
+        // Past the byte limit the oldest entries go (as the opaque relay drops its oldest
+        // payloads): refusing every later update instead would stop all presence in the room.
+        var merged = store.encodeAll()
+        while merged.count > maxBytes, let oldest = store.oldestKey {
+            store.forget(oldest)
+            merged = store.encodeAll()
+        }
+        return store.isEmpty ? [] : [merged]
     }
 }
 

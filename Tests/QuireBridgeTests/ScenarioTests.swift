@@ -359,6 +359,61 @@ import Testing
         #expect(first.text.components(separatedBy: "in between").count == 2, "\(first.text.debugDescription)")
     }
 
+    /// One import moves an item (holding a nested list) into a list that a later operation of the
+    /// same import deletes: the item gets a move diff, its list a delete diff, and the nested
+    /// items under the item lose their blocks without a diff of their own. Their text joins the
+    /// text before them at once (the orphan-marker repair reaches them), as it does for every
+    /// peer, instead of disappearing until another peer's repair arrives.
+    @Test func nestedItemsOfAnItemMovedIntoADeletedListKeepTheirText() throws {
+        let json = #"""
+        {"root":{"type":"root","version":1,"format":"","indent":0,"direction":null,"children":[
+          {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
+            {"type":"listitem","value":1,"version":1,"format":"","indent":0,"direction":null,"children":[
+              {"type":"text","text":"parent item","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
+            {"type":"listitem","value":2,"version":1,"format":"","indent":0,"direction":null,"children":[
+              {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
+                {"type":"listitem","value":1,"version":1,"format":"","indent":1,"direction":null,"children":[
+                  {"type":"text","text":"first nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
+                {"type":"listitem","value":2,"version":1,"format":"","indent":1,"direction":null,"children":[
+                  {"type":"text","text":"second nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}]},
+          {"type":"paragraph","version":1,"format":"","indent":0,"direction":null,"textFormat":0,"textStyle":"","children":[
+            {"type":"text","text":"between","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
+          {"type":"list","listType":"number","start":1,"tag":"ol","version":1,"format":"","indent":0,"direction":null,"children":[
+            {"type":"listitem","value":1,"version":1,"format":"","indent":0,"direction":null,"children":[
+              {"type":"text","text":"other","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}}
+        """#
+        let state = try LexicalJSON.importState(from: Array(json.utf8), registry: Plugins.registry)
+        let first = try Peer("P1", peer: 1, document: CRDTDocument(peer: 1), state: state)
+        var peers = [first]
+        for peer in PeerID(2)...3 {
+            var document = CRDTDocument(peer: peer)
+            try document.importUpdates(first.binding.exportUpdates())
+            peers.append(try Peer("P\(peer)", peer: peer, document: document))
+        }
+        // P1 moves the item that holds the nested list into the numbered list.
+        try first.editor.update { state in
+            let blocks = state.children(of: .root).map(\.key)
+            let item = try #require(state.child(at: 1, of: blocks[0]))
+            try state.detach(item)
+            try state.append(item, to: blocks[2])
+        }
+        // P2, its Lamport clock ahead of P1's, deletes the numbered list.
+        let second = peers[1]
+        try second.select(0..<0)
+        for _ in 0..<3 { try second.type("z") }
+        try second.editor.update { state in try state.remove(state.children(of: .root).map(\.key)[2]) }
+        // P3 gets both in one import.
+        var both = CRDTDocument(peer: 99)
+        try both.importUpdates(first.binding.exportUpdates())
+        try both.importUpdates(second.binding.exportUpdates())
+        let third = peers[2]
+        try third.binding.importUpdates(both.exportUpdates(since: third.binding.document.version))
+        try third.checkInvariant()
+        #expect(third.text.contains("first nested") && third.text.contains("second nested"), "\(third.text.debugDescription)")
+        try ScenarioTests().syncAll(peers)
+        #expect(first.text.contains("first nested") && first.text.contains("second nested"), "\(first.text.debugDescription)")
+    }
+
     /// Indents travel as moves of list items (and the nested lists they create); an outdent on one
     /// peer while the other types into the nested item converges and keeps the typed letter once.
     @Test func indentsAndAnOutdentWhileTheOtherPeerTypes() throws {

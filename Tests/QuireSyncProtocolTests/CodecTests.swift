@@ -172,6 +172,27 @@ import Testing
         #expect(try fold.fold(retained, old) == [])
     }
 
+    /// Past the byte limit the oldest entries are left out, and later updates are still taken:
+    /// one large entry never stops a room's presence.
+    @Test func theOldestEntriesGoPastTheByteLimit() throws {
+        let time = ManualClock()
+        let fold = LoroEphemeralFold(timeout: 60_000, maxBytes: 350, clock: time.clock)
+        var retained: [[UInt8]] = []
+        for peer in 0..<6 {
+            time.now += 1
+            var store = EphemeralStore(timeout: 60_000, clock: time.clock)
+            store.set("peer-\(peer)", .string(String(repeating: "x", count: 90)))
+            retained = try fold.fold(retained, store.encode("peer-\(peer)"))
+            #expect(retained.allSatisfy { $0.count <= 350 })
+        }
+        var joiner = EphemeralStore(timeout: 60_000, clock: time.clock)
+        for payload in retained { try joiner.apply(payload) }
+        // Three entries of 106 bytes fit (with the count), four do not: the three newest stay.
+        #expect(joiner.keys == ["peer-3", "peer-4", "peer-5"])
+        // An empty update changes nothing.
+        #expect(try fold.fold(retained, []) == retained)
+    }
+
     @Test func refusalsNameWhatWasWrong() throws {
         let fold = LoroEphemeralFold(maxBytes: 64)
         var peer = EphemeralStore(timeout: 60_000)

@@ -62,6 +62,11 @@ public protocol HTMLConversion: Sendable {
     func importElement(_ element: HTMLElement, context: HTMLImportContext) -> HTMLImport?
     /// Brings a node this conversion created into shape once its content is in (Lexical's
     /// `after`): a list moves nested lists into items of their own and numbers its items.
+    ///
+    /// It runs once the whole document has been built, for each node in the order the nodes
+    /// were closed (a node's descendants before the node), so it changes only the node's own
+    /// subtree: its parent and siblings are those of the finished document (a paste's top-level
+    /// blocks are still detached then).
     func finishImport(of node: NodeKey, in state: inout EditorState) throws(ModelError)
     /// Writes `node` (of `nodeType`): its element, and its children through
     /// `writer.writeChildren(of:)`.
