@@ -365,24 +365,16 @@ import Testing
     /// text before them at once (the orphan-marker repair reaches them), as it does for every
     /// peer, instead of disappearing until another peer's repair arrives.
     @Test func nestedItemsOfAnItemMovedIntoADeletedListKeepTheirText() throws {
-        let json = #"""
-        {"root":{"type":"root","version":1,"format":"","indent":0,"direction":null,"children":[
-          {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
-            {"type":"listitem","value":1,"version":1,"format":"","indent":0,"direction":null,"children":[
-              {"type":"text","text":"parent item","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
-            {"type":"listitem","value":2,"version":1,"format":"","indent":0,"direction":null,"children":[
-              {"type":"list","listType":"bullet","start":1,"tag":"ul","version":1,"format":"","indent":0,"direction":null,"children":[
-                {"type":"listitem","value":1,"version":1,"format":"","indent":1,"direction":null,"children":[
-                  {"type":"text","text":"first nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
-                {"type":"listitem","value":2,"version":1,"format":"","indent":1,"direction":null,"children":[
-                  {"type":"text","text":"second nested","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}]},
-          {"type":"paragraph","version":1,"format":"","indent":0,"direction":null,"textFormat":0,"textStyle":"","children":[
-            {"type":"text","text":"between","detail":0,"format":0,"mode":"normal","style":"","version":1}]},
-          {"type":"list","listType":"number","start":1,"tag":"ol","version":1,"format":"","indent":0,"direction":null,"children":[
-            {"type":"listitem","value":1,"version":1,"format":"","indent":0,"direction":null,"children":[
-              {"type":"text","text":"other","detail":0,"format":0,"mode":"normal","style":"","version":1}]}]}]}}
-        """#
-        let state = try LexicalJSON.importState(from: Array(json.utf8), registry: Plugins.registry)
+        // The nested list of `json`, a paragraph, and a numbered list of one item.
+        var state = try LexicalJSON.importState(from: Array(Self.json.utf8), registry: Plugins.registry)
+        let paragraph = try state.createNode(type: .paragraph)
+        try state.append(try state.createNode(type: .text, text: "between"), to: paragraph)
+        try state.append(paragraph, to: .root)
+        let numbered = try state.createNode(type: "list", fields: ["listType": "number", "tag": "ol"])
+        let item = try state.createNode(type: "listitem")
+        try state.append(try state.createNode(type: .text, text: "other"), to: item)
+        try state.append(item, to: numbered)
+        try state.append(numbered, to: .root)
         let first = try Peer("P1", peer: 1, document: CRDTDocument(peer: 1), state: state)
         var peers = [first]
         for peer in PeerID(2)...3 {
