@@ -37,7 +37,7 @@ public struct HTMLImporter: Sendable {
         var state = EditorState(registry: registry)
         var builder = HTMLStateBuilder(batch: state.makeBatch(), conversions: conversions, maximumDepth: maximumDepth)
         try builder.run(tree)
-        do { try state.insert(builder.batch, roots: builder.topLevel, under: .root, after: nil) } catch {
+        do { try state.insert(builder.takeBatch(placeholder: state.makeBatch()), roots: builder.topLevel, under: .root, after: nil) } catch {
             throw .cannotImport(intent: "block", reason: error.description, range: nil)
         }
         try builder.finish(in: &state)
@@ -53,7 +53,7 @@ public struct HTMLImporter: Sendable {
         try builder.run(tree)
         var updated = state
         // No roots: every node is stored detached, the top-level blocks for the caller to link.
-        do { try updated.insert(builder.batch, roots: [], under: .root, after: nil) } catch {
+        do { try updated.insert(builder.takeBatch(placeholder: updated.makeBatch()), roots: [], under: .root, after: nil) } catch {
             throw .cannotImport(intent: "block", reason: error.description, range: nil)
         }
         try builder.finish(in: &updated)
@@ -217,6 +217,14 @@ struct HTMLStateBuilder {
     }
 
     var registry: NodeRegistry { batch.registry }
+
+    /// The batch built, leaving `placeholder` in its place: the state that stores it then holds
+    /// the only reference to its nodes (a second one would make linking the roots copy them all).
+    mutating func takeBatch(placeholder: NodeBatch) -> NodeBatch {
+        var taken = placeholder
+        swap(&taken, &batch)
+        return taken
+    }
 
     /// Removes the discarded nodes from `state` (which holds the batch) and runs the
     /// conversions' `finishImport`.
