@@ -34,8 +34,11 @@ public struct EphemeralStore: Sendable {
     /// Loro's limit on how deeply received values nest.
     static let maxDepth = 512
 
+    /// The wall clock, in milliseconds since 1970: the default of every store and relay.
+    public static let systemClock: Clock = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
     /// A store whose entries time out after `timeout` milliseconds; `clock` is injectable for tests.
-    public init(timeout: Int64, clock: @escaping Clock = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }) {
+    public init(timeout: Int64, clock: @escaping Clock = systemClock) {
         self.timeout = timeout
         self.clock = clock
     }

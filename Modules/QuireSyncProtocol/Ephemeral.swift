@@ -1,4 +1,3 @@
-import Foundation
 import QuireCRDT
 
 /// What a room of ephemeral state (`%EPH`, `%EPS`: presence, remote carets) keeps so that a joiner
@@ -59,7 +58,7 @@ public struct LoroEphemeralFold: EphemeralCodec {
 
     /// A fold; `clock` (milliseconds since 1970) is injectable for tests.
     public init(timeout: Int64 = 60_000, maxBytes: Int = 1 << 20,
-                clock: @escaping EphemeralStore.Clock = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }) {
+                clock: @escaping EphemeralStore.Clock = EphemeralStore.systemClock) {
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.clock = clock
