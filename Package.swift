@@ -136,7 +136,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireMarkdownTests",
-        dependencies: ["QuireMarkdown", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireStyle"],
+        dependencies: ["QuireAlgorithms", "QuireMarkdown", "QuireMarkup", "QuireCatalog", "QuireConfig", "QuireModel", "QuireEditor", "QuireTextStorage", "QuireStyle"],
         path: "Tests/QuireMarkdownTests",
         resources: [],
         swiftSettings: strictSettings

@@ -58,7 +58,8 @@ struct MarkupSetup: Sendable {
     func serialize(_ state: EditorState, as fileExtension: String) throws -> (text: String, dropped: TextFormat, losses: [MarkupLoss]) {
         let (document, losses) = try MarkupExporter(mappings: mappings).makeDocumentReportingLosses(state)
         do {
-            return (try formats.serializer(for: fileExtension).serialize(document), MarkupExporter.droppedFormats(in: state), losses)
+            let (text, writerLosses) = try formats.serializer(for: fileExtension).serializeReportingLosses(document)
+            return (text, MarkupExporter.droppedFormats(in: state), losses + writerLosses)
         } catch {
             throw withDocumentFormats(error, documentFormats.formats.map(\.formatName))
         }

@@ -69,7 +69,8 @@ public struct MarkupExporter: Sendable {
 public struct MarkupLoss: Hashable, Sendable, CustomStringConvertible {
     /// What is lost and how it is written instead.
     public var what: String
-    /// The JSON path of the node.
+    /// Where: the JSON path of the node, or for a loss a serializer reports, the words the block
+    /// starts with (a written document has no node paths).
     public var path: String
 
     public init(_ what: String, at path: String) {

@@ -112,6 +112,16 @@ public protocol MarkupSerializer: Sendable {
     var formatName: String { get }
     /// Writes `document`.
     func serialize(_ document: MarkupDocument) throws(MarkupError) -> String
+    /// Writes `document`, with what of it the format could not keep, for a caller that reports
+    /// losses (`quire convert` warns about them). The default writes with ``serialize(_:)`` and
+    /// reports nothing: a format whose writer can leave something out implements this.
+    func serializeReportingLosses(_ document: MarkupDocument) throws(MarkupError) -> (text: String, losses: [MarkupLoss])
+}
+
+extension MarkupSerializer {
+    public func serializeReportingLosses(_ document: MarkupDocument) throws(MarkupError) -> (text: String, losses: [MarkupLoss]) {
+        (try serialize(document), [])
+    }
 }
 
 /// The markup formats among a configuration's contributions.

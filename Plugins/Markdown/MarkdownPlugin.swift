@@ -44,6 +44,12 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
     public func serialize(_ document: MarkupDocument) throws(MarkupError) -> String {
         MarkdownWriter().write(document)
     }
+
+    /// Writes `document` as markdown, with the emphasis the writer had to leave out
+    /// (``MarkdownWriter/writeReportingLosses(_:)``).
+    public func serializeReportingLosses(_ document: MarkupDocument) throws(MarkupError) -> (text: String, losses: [MarkupLoss]) {
+        MarkdownWriter().writeReportingLosses(document)
+    }
 }
 
 /// Markdown ↔ editor state in one place, for callers that have the mappings at hand.

@@ -22,23 +22,36 @@ import QuireModel
 ///
 /// A soft break that would leave an empty line is written as a hard break; a heading of level 3
 /// or more with breaks (ATX headings are one line) gets spaces instead.
+///
+/// A block with emphasis, strong emphasis or strikethrough is read back by cmark-gfm before it is
+/// kept, and written more plainly when it would not come back (`InlineReadBack`).
 public struct MarkdownWriter: Sendable {
     /// A writer.
     public init() {}
 
     /// The markdown text of `document`, ending with a newline unless it is empty.
     ///
-    /// - Complexity: O(n) in the size of the output.
+    /// - Complexity: O(n) in the size of the output; a block with emphasis is parsed once more
+    ///   (up to a few times when it needs writing more plainly).
     public func write(_ document: MarkupDocument) -> String {
+        writeReportingLosses(document).text
+    }
+
+    /// The markdown text of `document`, and what of it markdown could not keep: emphasis that
+    /// cmark-gfm would not read back as written and that is left out.
+    ///
+    /// - Complexity: as ``write(_:)``.
+    public func writeReportingLosses(_ document: MarkupDocument) -> (text: String, losses: [MarkupLoss]) {
         var writer = BlockWriter()
         writer.blocks(document.blocks, tight: false)
-        return writer.output
+        return (writer.output, writer.losses)
     }
 }
 
 /// Writes blocks line by line under the prefixes of the containers they are in.
 struct BlockWriter {
     var output = ""
+    var losses: [MarkupLoss] = []
 
     /// A container's prefix: its first line's (a list item's marker) and the others'.
     struct Prefix {
@@ -123,7 +136,7 @@ struct BlockWriter {
     mutating func block(_ block: MarkupBlock, after previous: MarkupBlock?, previousMarker: String?, tight: Bool) -> String? {
         switch block.intent {
         case .paragraph, .tableCell:
-            lines(InlineWriter.lines(block.inlines))
+            lines(inlineLines(block.inlines, context: .paragraph))
         case .heading(let level):
             lines(headingLines(block, level: level))
         case .blockQuote:
@@ -163,13 +176,25 @@ struct BlockWriter {
         return body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
-    func headingLines(_ block: MarkupBlock, level: Int) -> [String] {
-        let content = InlineWriter.lines(block.inlines, context: .heading)
+    /// The lines of one block's inlines, read back before they are kept (``InlineReadBack``).
+    mutating func inlineLines(_ inlines: [MarkupInline], context: InlineWriter.Context) -> [String] {
+        let written = InlineReadBack.checked(inlines, context: context) { InlineWriter.lines($0, context: context) }
+        if written.droppedFormats {
+            var opening = inlines.map(\.plainText).joined().prefix(40)
+            if let newline = opening.firstIndex(of: "\n") { opening = opening[..<newline] }
+            losses.append(MarkupLoss("emphasis, strong emphasis or strikethrough that markdown would not read back as written is left out of a \(context.name)",
+                                     at: "the one starting \"\(opening)\""))
+        }
+        return written.lines
+    }
+
+    mutating func headingLines(_ block: MarkupBlock, level: Int) -> [String] {
+        let content = inlineLines(block.inlines, context: .heading)
         let setext = block.details[MarkupDetails.setext] == .bool(true)
         if level <= 2 && !content.isEmpty && (content.count > 1 || setext) {
             return content + [level == 1 ? "===" : "---"]
         }
-        let single = content.count > 1 ? InlineWriter.lines(block.inlines, context: .headingOneLine) : content
+        let single = content.count > 1 ? inlineLines(block.inlines, context: .headingOneLine) : content
         let text = single.first ?? ""
         return [String(repeating: "#", count: max(1, min(6, level))) + (text.isEmpty ? "" : " " + text)]
     }
@@ -237,7 +262,8 @@ struct BlockWriter {
             let run = body.prefix { $0 == fenceCharacter }.count
             if indent <= 3, body.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" }) { longest = max(longest, run) }
         }
-        let spaced = requested?.hasSuffix(" ") == true && !info.isEmpty
+        // An info string starting with the fence character would lengthen the fence.
+        let spaced = (requested?.hasSuffix(" ") == true || info.first == fenceCharacter) && !info.isEmpty
         let fence = String(repeating: fenceCharacter, count: max(3, requested?.filter { $0 != " " }.count ?? 0, longest + 1))
         var escaped = ""
         for character in info {
@@ -249,7 +275,7 @@ struct BlockWriter {
 
     // MARK: Tables
 
-    func tableLines(_ table: MarkupBlock) -> [String] {
+    mutating func tableLines(_ table: MarkupBlock) -> [String] {
         guard case .table(let alignments) = table.intent, let header = table.children.first else { return [] }
         let columns = max(1, alignments.count, header.children.count)
         var lines = [rowLine(header.children.map(\.inlines), columns: columns)]
@@ -268,8 +294,9 @@ struct BlockWriter {
         return lines
     }
 
-    func rowLine(_ cells: [[MarkupInline]], columns: Int) -> String {
-        var texts = cells.prefix(columns).map { InlineWriter.lines($0, context: .tableCell).joined(separator: " ") }
+    mutating func rowLine(_ cells: [[MarkupInline]], columns: Int) -> String {
+        var texts: [String] = []
+        for cell in cells.prefix(columns) { texts.append(inlineLines(cell, context: .tableCell).joined(separator: " ")) }
         while texts.count < columns { texts.append("") }
         return "| " + texts.joined(separator: " | ") + " |"
     }
@@ -279,13 +306,24 @@ struct BlockWriter {
 struct InlineWriter {
     enum Context {
         case paragraph, heading, headingOneLine, tableCell
+
+        /// What a loss report calls a block of this context.
+        var name: String {
+            switch self {
+            case .paragraph: "paragraph"
+            case .heading, .headingOneLine: "heading"
+            case .tableCell: "table cell"
+            }
+        }
     }
 
     let context: Context
     var lines: [String] = [""]
     var atLineStart = true
 
-    static func lines(_ inlines: [MarkupInline], context: Context = .paragraph) -> [String] {
+    /// The lines `inlines` are written as, and whether a delimiter written among them stands
+    /// where cmark-gfm might not read it as written (``needsReadBack``).
+    static func lines(_ inlines: [MarkupInline], context: Context = .paragraph) -> (lines: [String], needsReadBack: Bool) {
         var writer = InlineWriter(context: context)
         writer.write(inlines, isLast: true)
         writer.endLine()
@@ -295,8 +333,57 @@ struct InlineWriter {
             last += "\\#"
             writer.lines[writer.lines.count - 1] = last
         }
-        if writer.lines == [""] { return [] }
-        return writer.lines
+        if writer.lines == [""] { return ([], false) }
+        return (writer.lines, writer.needsReadBack)
+    }
+
+    /// An emphasis, strong emphasis or strikethrough delimiter as written: its line, its UTF-8
+    /// range there, and whether it opens.
+    struct WrittenDelimiter {
+        var line: Int
+        var start: Int
+        var end: Int
+        var opens: Bool
+        var isUnderscore: Bool
+    }
+
+    var delimiters: [WrittenDelimiter] = []
+    /// Whether a hard break has been written (see the emphasis case of ``write(_:isLast:)``).
+    var afterHardBreak = false
+
+    /// Whether some delimiter stands where cmark-gfm's flanking rules might read it otherwise: one
+    /// that is sure to open has an ASCII letter or digit after it and no delimiter character
+    /// (`*`, `_`, `~`, or an escape) before it, one sure to close the same mirrored, and an
+    /// underscore also has no letter or digit on its outer side. Anything else (punctuation or
+    /// a non-ASCII character inside, a line's end, runs that touch) is read back.
+    ///
+    /// - Complexity: O(d) in the number of delimiters written.
+    var needsReadBack: Bool {
+        let touching: Set<UInt8> = [0x2A, 0x5F, 0x7E, 0x5C]
+        func isOuterSideOfUnderscore(_ byte: UInt8?) -> Bool {
+            guard let byte else { return true }
+            return byte == 0x20 || byte == 0x09 || (byte < 0x80 && !Self.isAlphanumeric(byte) && byte > 0x20)
+        }
+        var index = 0
+        while index < delimiters.count {
+            let lineNumber = delimiters[index].line
+            var line = lines[lineNumber]
+            let risky = line.withUTF8 { bytes -> Bool in
+                while index < delimiters.count, delimiters[index].line == lineNumber {
+                    let delimiter = delimiters[index]
+                    index += 1
+                    let before: UInt8? = delimiter.start > 0 ? bytes[delimiter.start - 1] : nil
+                    let after: UInt8? = delimiter.end < bytes.count ? bytes[delimiter.end] : nil
+                    let (inner, outer) = delimiter.opens ? (after, before) : (before, after)
+                    guard let inner, inner < 0x80, Self.isAlphanumeric(inner) else { return true }
+                    if let outer, touching.contains(outer) { return true }
+                    if delimiter.isUnderscore && !isOuterSideOfUnderscore(outer) { return true }
+                }
+                return false
+            }
+            if risky { return true }
+        }
+        return false
     }
 
     mutating func append(_ text: String) {
@@ -315,6 +402,7 @@ struct InlineWriter {
     }
 
     mutating func newLine(hard: Bool, spaces: Bool = false) {
+        afterHardBreak = afterHardBreak || hard
         endLine()
         if hard { append(spaces ? "  " : "\\") }
         lines.append("")
@@ -323,7 +411,27 @@ struct InlineWriter {
 
     var currentLineIsEmpty: Bool { lines[lines.count - 1].isEmpty }
 
+    /// `inlines` with neighbouring texts joined: what a text escapes at a line's start (`1)`
+    /// followed by a space) or before a character can span two text nodes of one line.
+    static func joiningTexts(_ inlines: [MarkupInline]) -> [MarkupInline] {
+        func isText(_ inline: MarkupInline) -> Bool {
+            if case .text = inline.intent { return true }
+            return false
+        }
+        guard zip(inlines, inlines.dropFirst()).contains(where: { isText($0.0) && isText($0.1) }) else { return inlines }
+        var result: [MarkupInline] = []
+        for inline in inlines {
+            if case .text(let next) = inline.intent, case .text(let previous) = result.last?.intent {
+                result[result.count - 1].intent = .text(previous + next)
+            } else {
+                result.append(inline)
+            }
+        }
+        return result
+    }
+
     mutating func write(_ inlines: [MarkupInline], isLast: Bool) {
+        let inlines = Self.joiningTexts(inlines)
         for (index, inline) in inlines.enumerated() {
             let last = isLast && index == inlines.count - 1
             switch inline.intent {
@@ -361,7 +469,11 @@ struct InlineWriter {
             case .emphasis, .strong:
                 let strong = inline.intent == .strong
                 var delimiter = Self.delimiter(inline, default: strong ? "**" : "*", allowed: strong ? ["**", "__"] : ["*", "_"])
+                // cmark-gfm places the inlines after a hard break a line too early, so it would
+                // not see underscores there as the delimiters they are: the next reading would
+                // write `*`. A span at or across a break is written with `*` from the start.
                 let underscoreDelimits = Self.underscoreDelimitsBetween(lines[lines.count - 1].last, Self.firstCharacter(index + 1 < inlines.count ? inlines[index + 1] : nil))
+                    && !afterHardBreak && !Self.containsBreak(inline.children)
                 if delimiter.first == "_", !underscoreDelimits {
                     delimiter = strong ? "**" : "*"
                 }
@@ -400,6 +512,18 @@ struct InlineWriter {
                 append("](" + Self.destination(source) + Self.title(title) + ")")
             }
         }
+    }
+
+    /// Whether a break occurs anywhere among `inlines`.
+    ///
+    /// - Complexity: O(n) in the inlines' size.
+    static func containsBreak(_ inlines: [MarkupInline]) -> Bool {
+        var stack = inlines
+        while let inline = stack.popLast() {
+            if inline.intent == .softBreak || inline.intent == .lineBreak { return true }
+            stack.append(contentsOf: inline.children)
+        }
+        return false
     }
 
     /// Whether `_` delimiters written between these neighbours still open and close a span.
@@ -487,10 +611,17 @@ struct InlineWriter {
     }
 
     mutating func wrap(_ delimiter: String, _ children: [MarkupInline], last: Bool) {
-        append(delimiter)
+        appendDelimiter(delimiter, opens: true)
         atLineStart = false
         write(children, isLast: last)
+        appendDelimiter(delimiter, opens: false)
+    }
+
+    mutating func appendDelimiter(_ delimiter: String, opens: Bool) {
+        let start = lines[lines.count - 1].utf8.count
         append(delimiter)
+        delimiters.append(WrittenDelimiter(line: lines.count - 1, start: start, end: start + delimiter.utf8.count,
+                                           opens: opens, isUnderscore: delimiter.first == "_"))
     }
 
     mutating func writeCode(_ code: String) {
