@@ -10,7 +10,7 @@ INTEROP_VENV := .venv-interop
 SAMPLE := Examples/documents/sample.json
 COLLAB := Examples/collab/two-editors.jsonl
 
-.PHONY: run test deps build bench interop-venv load-test fuzz soak
+.PHONY: run test test-asan deps build bench interop-venv load-test fuzz soak
 
 deps:
 	@missing=""; \
@@ -47,6 +47,13 @@ interop-venv:
 test: deps interop-venv
 	SWIFT="$(SWIFT)" $(PYTHON) Tools/check-imports.py
 	QUIRE_LORO_PYTHON="$(CURDIR)/$(INTEROP_VENV)/bin/python" $(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# The same suite under AddressSanitizer, in a debug build of its own (.build-asan), so that it does
+# not displace the usual one. LeakSanitizer is off: at exit it reports the Swift runtime's metadata
+# caches and lazily built globals, never a leak of the code under test; every other ASan check is on.
+test-asan: deps interop-venv
+	QUIRE_LORO_PYTHON="$(CURDIR)/$(INTEROP_VENV)/bin/python" ASAN_OPTIONS="$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}detect_leaks=0" \
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan $(SWIFT_TEST_FLAGS)
 
 # Release-mode benchmarks; each prints a table of ratios against its in-run baseline.
 bench: deps

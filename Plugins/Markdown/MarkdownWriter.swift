@@ -491,7 +491,8 @@ struct InlineWriter {
                 wrap(delimiter, inline.children, last: last)
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
-            case .link(let destination, _) where Self.autolink(inline, before: index + 1 < inlines.count ? inlines[index + 1] : nil) != nil:
+            case .link(let destination, _) where Self.autolink(inline, before: index + 1 < inlines.count ? inlines[index + 1] : nil,
+                                                                 thenLineEnds: index + 2 == inlines.count ? isLast : [.softBreak, .lineBreak].contains(inlines[min(index + 2, inlines.count - 1)].intent)) != nil:
                 let text = inline.children.map(\.plainText).joined()
                 append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
                 atLineStart = false
@@ -584,9 +585,9 @@ struct InlineWriter {
 
     /// How an autolink is written ("angle" or "bare"), when it still reads as one: one text
     /// child that is the destination, or the destination without its `mailto:` or `http://`; a
-    /// bare one only when what follows (`next`) cannot be read as part of it (an escape's
-    /// backslash would be).
-    static func autolink(_ inline: MarkupInline, before next: MarkupInline?) -> String? {
+    /// bare one only when what follows (`next`, then a line's end or closing delimiters when
+    /// `thenLineEnds`) cannot be read as part of it (``bareAutolinkEnds(_:before:thenLineEnds:)``).
+    static func autolink(_ inline: MarkupInline, before next: MarkupInline?, thenLineEnds: Bool = false) -> String? {
         guard case .link(let destination, let title) = inline.intent, title == nil,
               let kind = inline.details[MarkupDetails.autolink]?.stringValue,
               inline.children.count == 1, case .text(let text) = inline.children[0].intent, !text.isEmpty else { return nil }
@@ -601,13 +602,31 @@ struct InlineWriter {
             switch next?.intent {
             case nil, .softBreak?, .lineBreak?: return kind
             case .text(let following)?:
-                guard let first = following.first, !alwaysEscaped.contains(first), first != "&", !first.isLetter, !first.isNumber else { return nil }
-                return kind
+                return bareAutolinkEnds(text, before: following, thenLineEnds: thenLineEnds) ? kind : nil
             default: return nil
             }
         default:
             return nil
         }
+    }
+
+    /// Whether a bare autolink written as `link` ends where it does before the text `following`
+    /// (as the writer writes it): GFM's extended autolinks run to the next whitespace or `<`, and
+    /// then give back trailing `?`, `!`, `.`, `,`, `:` and unmatched `)`. So only those may come
+    /// before the whitespace; anything else, an escape's backslash included (the `\<` of `?<`),
+    /// would be read as part of the link. `following` may also end before the line does or before
+    /// closing delimiters (`thenLineEnds`), which are trailing punctuation themselves.
+    static func bareAutolinkEnds(_ link: String, before following: String, thenLineEnds: Bool) -> Bool {
+        let parenthesesMatch = link.filter { $0 == "(" }.count == link.filter { $0 == ")" }.count
+        for character in following {
+            if character.isWhitespace { return true }
+            switch character {
+            case "?", "!", ".", ",", ":": break
+            case ")" where parenthesesMatch: break
+            default: return false
+            }
+        }
+        return thenLineEnds
     }
 
     mutating func wrap(_ delimiter: String, _ children: [MarkupInline], last: Bool) {
