@@ -148,7 +148,14 @@ struct BlockWriter {
         case .codeBlock(let language):
             lines(codeLines(block, language: language, after: previous, tight: tight))
         case .htmlBlock:
-            lines(Self.literalLines(block.literal))
+            // An HTML block without its end condition (`<!--` never closed) in a container runs on
+            // through blank lines to the container's end and takes them in; written back with the
+            // blank line after the block, each round would add one. Its trailing blank lines are
+            // left to the block separation, which gives them back. (At the top level such a block
+            // runs to the document's end, and its blank lines are kept.)
+            var literal = Self.literalLines(block.literal)
+            while !prefixes.isEmpty, let last = literal.last, last.allSatisfy({ $0 == " " || $0 == "\t" }) { literal.removeLast() }
+            lines(literal)
         case .thematicBreak:
             var rule = block.details[MarkupDetails.rule]?.stringValue ?? "***"
             let isRule = rule.filter { $0 != " " && $0 != "\t" }.count >= 3
@@ -267,6 +274,12 @@ struct BlockWriter {
         let fence = String(repeating: fenceCharacter, count: max(3, requested?.filter { $0 != " " }.count ?? 0, longest + 1))
         var escaped = ""
         for character in info {
+            // A line ending in the info string (from `&#10;` in the source) would end the fence
+            // line; it goes back to a character reference.
+            if character == "\n" || character == "\r" || character == "\r\n" {
+                escaped += character == "\n" ? "&#10;" : character == "\r" ? "&#13;" : "&#13;&#10;"
+                continue
+            }
             if character == "\\" || character == "&" { escaped.append("\\") }
             escaped.append(character)
         }
@@ -438,7 +451,13 @@ struct InlineWriter {
             case .text(let text):
                 writeText(text)
             case .html(let html):
-                // Raw HTML is written as it is; its line endings are lines of the block.
+                // Raw HTML is written as it is; its line endings are lines of the block. At the
+                // start of a paragraph's later line, a tag such as `</table>` or `<!--` would begin
+                // an HTML block there (they interrupt paragraphs); indented four spaces, the line
+                // can only continue the paragraph, which drops the indentation again.
+                if currentLineIsEmpty && lines.count > 1 && (context == .paragraph || context == .heading) {
+                    append("    ")
+                }
                 for (number, part) in html.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     if number > 0 {
                         lines.append("")
@@ -491,7 +510,7 @@ struct InlineWriter {
                 wrap(delimiter, inline.children, last: last)
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
-            case .link(let destination, _) where Self.autolink(inline, before: index + 1 < inlines.count ? inlines[index + 1] : nil,
+            case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].last, before: index + 1 < inlines.count ? inlines[index + 1] : nil,
                                                                  thenLineEnds: index + 2 == inlines.count ? isLast : [.softBreak, .lineBreak].contains(inlines[min(index + 2, inlines.count - 1)].intent)) != nil:
                 let text = inline.children.map(\.plainText).joined()
                 append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
@@ -586,8 +605,10 @@ struct InlineWriter {
     /// How an autolink is written ("angle" or "bare"), when it still reads as one: one text
     /// child that is the destination, or the destination without its `mailto:` or `http://`; a
     /// bare one only when what follows (`next`, then a line's end or closing delimiters when
-    /// `thenLineEnds`) cannot be read as part of it (``bareAutolinkEnds(_:before:thenLineEnds:)``).
-    static func autolink(_ inline: MarkupInline, before next: MarkupInline?, thenLineEnds: Bool = false) -> String? {
+    /// `thenLineEnds`) cannot be read as part of it (``bareAutolinkEnds(_:before:thenLineEnds:)``),
+    /// and what is written before it (`previous`, nil at a line's start) lets it begin: GFM
+    /// starts an extended autolink only after whitespace, `(` or a delimiter character.
+    static func autolink(_ inline: MarkupInline, after previous: Character? = nil, before next: MarkupInline?, thenLineEnds: Bool = false) -> String? {
         guard case .link(let destination, let title) = inline.intent, title == nil,
               let kind = inline.details[MarkupDetails.autolink]?.stringValue,
               inline.children.count == 1, case .text(let text) = inline.children[0].intent, !text.isEmpty else { return nil }
@@ -599,6 +620,7 @@ struct InlineWriter {
         case "bare":
             guard destination == text || destination == "mailto:" + text || destination == "http://" + text,
                   !text.contains(where: { $0 == " " || $0 == "<" || $0.isNewline }) else { return nil }
+            if let previous, !previous.isWhitespace, previous != "(" { return nil }
             switch next?.intent {
             case nil, .softBreak?, .lineBreak?: return kind
             case .text(let following)?:
@@ -720,6 +742,11 @@ struct InlineWriter {
                 // next space, taking the backslashes of the escapes after them as part of the
                 // URL: text that did not read as a link must not become one.
                 output += [0x5C, 0x3A]
+            } else if byte == 0x2E, index >= 3, bytes[index - 3] == 0x77, bytes[index - 2] == 0x77, bytes[index - 1] == 0x77,
+                      index == 3 || !Self.isAlphanumeric(bytes[index - 4]) {
+                // The same for `www.`: escaping what follows it (`www.<` → `www.\<`) can make a
+                // domain of it.
+                output += [0x5C, 0x2E]
             } else if byte == 0x0A {
                 output += Array("&#10;".utf8)
             } else if byte == 0x0D {

@@ -111,8 +111,14 @@ import Testing
     /// its fix: a fence info string starting with the fence character lengthened the fence
     /// (`~~~~` + `~((…` became a five-tilde fence the four-tilde closer did not close); strong
     /// emphasis written with `__` across a hard break in a list item, where cmark-gfm places the
-    /// closer a line too early and the next reading wrote `**`.
-    @Test(arguments: ["~~~~\\~((1.*[(1.a~1.c", "``` `a\n```\n", "* )__\\\n1.__\\__[a(1.--", "_a\\\nb_ and __c  \nd__\n"])
+    /// closer a line too early and the next reading wrote `**`. And from MarkdownFuzz under CI's
+    /// settings: inline HTML that a soft break put at a line's start (`</table>`, `<!--`) began an
+    /// HTML block when read back; a fence's info string with `&#10;` was written with the line
+    /// ending itself, which ended the fence line; an HTML block never closed (`<!--`) in a list
+    /// item took one more blank line each round.
+    @Test(arguments: ["~~~~\\~((1.*[(1.a~1.c", "``` `a\n```\n", "* )__\\\n1.__\\__[a(1.--", "_a\\\nb_ and __c  \nd__\n",
+                      "a\n    </table> b\n", "- a\n      <!-- c --> d\n", "```` foo&#10;&#10;bar&#13; ;\n`\n```\n",
+                      " - <!--ne\n\n <div>\n", "<!-- a\n\n\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
         let state = try converter.state(fromMarkdown: markdown)

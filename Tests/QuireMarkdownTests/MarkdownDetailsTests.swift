@@ -100,12 +100,16 @@ import Testing
     /// Also (MarkdownFuzz, CI's settings): a bare autolink that ended at `?` before `<` was
     /// written bare before `?\<`, and read back the escape's backslash took `?\` into the link;
     /// a bare link now stays bare only where what follows it is whitespace after trailing
-    /// punctuation.
+    /// punctuation. The same for text `www.<`: written `www.\<`, it read back as a link to
+    /// `http://www.\`; the dot is escaped now (`www\.`). And a bare link cmark-gfm had found
+    /// after a letter (`foo<http://…`, the `<` dropped) was written bare after that letter, where
+    /// it starts no link; it is written `[…](…)` there.
     @Test(arguments: [
         "| a | b |\n| --- | --- |\n| [https://x.example][r] <br> c | d |\n", "[https://x.example][r] c\n", "[ftp://x.example/a_b] c\n",
         "- a\n\u{FFFD} b in [LICENSE.txt](LICENSE.txt)\n", "[LICENSE.txt](LICENSE.txt) and <https://x.example>\n",
         "http://commonmark.or-->(Visigle.com/search?</q=Markup+)(business))\n", "(see http://x.example/a) and http://y.example?\n",
-        "*at http://x.example.* then https://z.example/b?*c*\n",
+        "*at http://x.example.* then https://z.example/b?*c*\n", "[a}(www.<b)c>\n", "www.<b and www.example.com\n",
+        "[foo<http://example.com?a\u{0}]\n", "x<www.example.com and (http://y.example)\n",
     ])
     func textThatIsNotALinkDoesNotBecomeOne(markdown: String) throws {
         let first = try roundTrip(markdown)
