@@ -433,13 +433,21 @@ struct InlineWriter {
         }
         guard zip(inlines, inlines.dropFirst()).contains(where: { isText($0.0) && isText($0.1) }) else { return inlines }
         var result: [MarkupInline] = []
+        var run: [String] = []
+        func flush() {
+            if run.count > 1 { result[result.count - 1].intent = .text(run.joined()) }
+            run = []
+        }
         for inline in inlines {
-            if case .text(let next) = inline.intent, case .text(let previous) = result.last?.intent {
-                result[result.count - 1].intent = .text(previous + next)
+            if case .text(let text) = inline.intent {
+                if run.isEmpty { result.append(inline) }
+                run.append(text)
             } else {
+                flush()
                 result.append(inline)
             }
         }
+        flush()
         return result
     }
 
@@ -511,7 +519,7 @@ struct InlineWriter {
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
             case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].last, before: index + 1 < inlines.count ? inlines[index + 1] : nil,
-                                                                 thenLineEnds: index + 2 == inlines.count ? isLast : [.softBreak, .lineBreak].contains(inlines[min(index + 2, inlines.count - 1)].intent)) != nil:
+                                                                 thenLineEnds: Self.lineEnds(after: index + 1, of: inlines, isLast: isLast)) != nil:
                 let text = inline.children.map(\.plainText).joined()
                 append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
                 atLineStart = false
@@ -532,6 +540,13 @@ struct InlineWriter {
                 append("](" + Self.destination(source) + Self.title(title) + ")")
             }
         }
+    }
+
+    /// Whether the line ends after `inlines[index]` (or the spans around them close there): a
+    /// break follows, or nothing does and `isLast` says the block ends.
+    static func lineEnds(after index: Int, of inlines: [MarkupInline], isLast: Bool) -> Bool {
+        guard index + 1 < inlines.count else { return isLast }
+        return inlines[index + 1].intent == .softBreak || inlines[index + 1].intent == .lineBreak
     }
 
     /// Whether a break occurs anywhere among `inlines`.
