@@ -518,7 +518,7 @@ struct InlineWriter {
                 wrap(delimiter, inline.children, last: last)
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
-            case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].last, before: index + 1 < inlines.count ? inlines[index + 1] : nil,
+            case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].suffix(2), before: index + 1 < inlines.count ? inlines[index + 1] : nil,
                                                                  thenLineEnds: Self.lineEnds(after: index + 1, of: inlines, isLast: isLast)) != nil:
                 let text = inline.children.map(\.plainText).joined()
                 append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
@@ -621,9 +621,10 @@ struct InlineWriter {
     /// child that is the destination, or the destination without its `mailto:` or `http://`; a
     /// bare one only when what follows (`next`, then a line's end or closing delimiters when
     /// `thenLineEnds`) cannot be read as part of it (``bareAutolinkEnds(_:before:thenLineEnds:)``),
-    /// and what is written before it (`previous`, nil at a line's start) lets it begin: GFM
-    /// starts an extended autolink only after whitespace, `(` or a delimiter character.
-    static func autolink(_ inline: MarkupInline, after previous: Character? = nil, before next: MarkupInline?, thenLineEnds: Bool = false) -> String? {
+    /// and what is written before it (`written`, the line so far, or its last characters) lets it
+    /// begin: GFM starts an extended autolink only at a line's start, after whitespace, `(`, or a
+    /// `*`, `_` or `~` delimiter (not an escaped one).
+    static func autolink(_ inline: MarkupInline, after written: Substring = "", before next: MarkupInline?, thenLineEnds: Bool = false) -> String? {
         guard case .link(let destination, let title) = inline.intent, title == nil,
               let kind = inline.details[MarkupDetails.autolink]?.stringValue,
               inline.children.count == 1, case .text(let text) = inline.children[0].intent, !text.isEmpty else { return nil }
@@ -635,7 +636,9 @@ struct InlineWriter {
         case "bare":
             guard destination == text || destination == "mailto:" + text || destination == "http://" + text,
                   !text.contains(where: { $0 == " " || $0 == "<" || $0.isNewline }) else { return nil }
-            if let previous, !previous.isWhitespace, previous != "(" { return nil }
+            if let previous = written.last, !previous.isWhitespace, previous != "(" {
+                guard "*_~".contains(previous), written.dropLast().last != "\\" else { return nil }
+            }
             switch next?.intent {
             case nil, .softBreak?, .lineBreak?: return kind
             case .text(let following)?:

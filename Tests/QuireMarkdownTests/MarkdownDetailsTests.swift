@@ -110,6 +110,7 @@ import Testing
         "http://commonmark.or-->(Visigle.com/search?</q=Markup+)(business))\n", "(see http://x.example/a) and http://y.example?\n",
         "*at http://x.example.* then https://z.example/b?*c*\n", "[a}(www.<b)c>\n", "www.<b and www.example.com\n",
         "[foo<http://example.com?a\u{0}]\n", "x<www.example.com and (http://y.example)\n",
+        "~~www.example.com~~ and *http://x.example* and \\*http://y.example\n",
     ])
     func textThatIsNotALinkDoesNotBecomeOne(markdown: String) throws {
         let first = try roundTrip(markdown)
