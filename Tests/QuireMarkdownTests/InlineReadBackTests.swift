@@ -1,3 +1,4 @@
+import Foundation
 import QuireAlgorithms
 import QuireMarkdown
 import QuireMarkup
@@ -126,5 +127,39 @@ import Testing
         let firstState = try converter.state(fromMarkdown: first)
         #expect(FlatString.render(firstState) == FlatString.render(state), "\(first.debugDescription)")
         #expect(try converter.markdown(from: firstState) == first, "\(first.debugDescription)")
+    }
+}
+
+/// MarkdownFuzz's open findings: inputs from a 30-minute coverage-guided run (fork mode, crashes
+/// ignored) after this stop's fixes, in `Tests/Fixtures/markdown/fuzz-open` (the harness's
+/// artifacts; invalid UTF-8 is decoded with replacement characters, as the harness does). Most
+/// are link destinations and autolinks written back in a form that reads differently (entity
+/// references and escapes in `<…>` destinations, `http://` text next to a link) and are not fixed
+/// yet. Each input is a known issue; when a fix makes one pass, its case fails here and the file
+/// becomes a regular regression test.
+@Suite struct MarkdownFuzzOpenFindingsTests {
+    static let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures/markdown/fuzz-open")
+
+    static let files: [String] = {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+    }()
+
+    @Test func theFindingsAreThere() {
+        #expect(!Self.files.isEmpty, "no fixtures in \(Self.directory.path)")
+    }
+
+    @Test(arguments: files)
+    func findingRoundTrips(file: String) throws {
+        let bytes = try Data(contentsOf: Self.directory.appendingPathComponent(file))
+        let source = String(decoding: bytes, as: UTF8.self)
+        let converter = BuiltIns.converter
+        let state = try converter.state(fromMarkdown: source)
+        let first = try converter.markdown(from: state)
+        let firstState = try converter.state(fromMarkdown: first)
+        let second = try converter.markdown(from: firstState)
+        let visible = { (state: EditorState) in FlatString.render(state).unicodeScalars.filter { !$0.properties.isWhitespace } }
+        withKnownIssue("MarkdownFuzz finding \(file)") {
+            #expect(String(String.UnicodeScalarView(visible(firstState))) == String(String.UnicodeScalarView(visible(state))) && second == first)
+        }
     }
 }

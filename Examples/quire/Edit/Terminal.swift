@@ -173,10 +173,17 @@ enum TerminalSignals {
     /// A finished image load writes a byte here (`attachmentsLoaded()`), from the load's task; the
     /// poll loop reads it and lays the document out again.
     nonisolated(unsafe) static var attachmentPipe: (read: Int32, write: Int32) = (-1, -1)
-    nonisolated(unsafe) static var saved = termios()
+    /// The settings to restore on SIGINT and SIGTERM. Kept on the heap: a global of the imported
+    /// `termios` type overflowed when assigned (AddressSanitizer, global-buffer-overflow: the
+    /// copy wrote past the global's end).
+    nonisolated(unsafe) static let saved: UnsafeMutablePointer<termios> = {
+        let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        pointer.initialize(to: termios())
+        return pointer
+    }()
 
     static func install(original: termios) {
-        saved = original
+        saved.pointee = original
         func makePipe(_ ends: inout (read: Int32, write: Int32)) {
             guard ends.read < 0 else { return }
             var fds: [Int32] = [0, 0]
@@ -196,7 +203,7 @@ enum TerminalSignals {
         let leave: @convention(c) (Int32) -> Void = { signalNumber in
             let reset = Array("\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
             _ = reset.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &TerminalSignals.saved)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, TerminalSignals.saved)
             signal(signalNumber, SIG_DFL)
             raise(signalNumber)
         }
