@@ -71,30 +71,26 @@ enum InlineReadBack {
 
     /// `inlines` with every delimiter span whose parent is a span of the same kind replaced by
     /// its children.
-    static func mergingNestedSpans(_ inlines: [MarkupInline], inside parent: InlineIntent? = nil) -> [MarkupInline] {
-        var result: [MarkupInline] = []
-        for inline in inlines {
-            var copy = inline
-            copy.children = mergingNestedSpans(inline.children, inside: inline.intent)
-            if isDelimiterSpan(inline.intent), inline.intent == parent {
-                result.append(contentsOf: copy.children)
-            } else {
-                result.append(copy)
-            }
-        }
-        return result
+    static func mergingNestedSpans(_ inlines: [MarkupInline]) -> [MarkupInline] {
+        splicing(inlines, inside: nil) { intent, parent in intent == parent }
     }
 
     /// `inlines` with every delimiter span replaced by its children.
     static func withoutDelimiterSpans(_ inlines: [MarkupInline]) -> [MarkupInline] {
+        splicing(inlines, inside: nil) { _, _ in true }
+    }
+
+    /// `inlines` with every delimiter span for which `splices(intent, parent intent)` holds
+    /// replaced by its children, at every depth.
+    static func splicing(_ inlines: [MarkupInline], inside parent: InlineIntent?,
+                         where splices: (InlineIntent, InlineIntent?) -> Bool) -> [MarkupInline] {
         var result: [MarkupInline] = []
         for inline in inlines {
-            let children = withoutDelimiterSpans(inline.children)
-            if isDelimiterSpan(inline.intent) {
-                result.append(contentsOf: children)
+            var copy = inline
+            copy.children = splicing(inline.children, inside: inline.intent, where: splices)
+            if isDelimiterSpan(inline.intent), splices(inline.intent, parent) {
+                result.append(contentsOf: copy.children)
             } else {
-                var copy = inline
-                copy.children = children
                 result.append(copy)
             }
         }
