@@ -39,11 +39,7 @@ def main():
     for path in sorted((FIXTURES / "lexical-json").glob("*.json")) + sorted((ROOT / "Examples" / "documents").glob("*.json")):
         write("LexicalJSONFuzz", path.read_bytes(), path.name)
 
-    # markdown/fuzz-open holds MarkdownFuzz's open findings (known issues in the tests): as seeds
-    # they would fail every run at once.
     for path in sorted((FIXTURES / "markdown").rglob("*.md")):
-        if "fuzz-open" in path.parts:
-            continue
         write("MarkdownFuzz", path.read_bytes(), path.name)
     for path in sorted((FIXTURES / "commonmark").glob("*.json")):
         for example in json.loads(path.read_text()):

@@ -393,20 +393,34 @@ struct CmarkConverter {
     }
 
     /// "angle" for `<url>`, "bare" for GFM's extended autolinks, nil for a `[text](url)` link.
-    /// cmark's positions of inlines in containers can be off, so the link's shape decides where
-    /// the source byte cannot: only what GFM's extension recognizes can be bare.
+    /// The source says which, where it can be trusted: GFM's extension makes most of its links
+    /// without source positions (a link with none is bare when it has a bare link's shape), and
+    /// cmark's positions of inlines on a paragraph's indented continuation lines can be off. So a
+    /// link with positions is bare only when the source there spells its text, and `<…>` only
+    /// when it spells `<`, the text and `>`. A link whose source cannot be confirmed is written
+    /// back as `[text](url)`, which reads the same and stays so.
     func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
         guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
-        let first = range.flatMap { byte(at: $0.start.byteOffset) }
-        if first == UInt8(ascii: "[") { return nil }
         let isEmail = url == "mailto:" + text
         guard url == text || isEmail || url == "http://" + text else { return nil }
         let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
             || (isEmail && text.contains("@"))
-        if first == UInt8(ascii: "<") || !bareShaped {
-            // Only a URI with a scheme (or an email address) can have been `<…>`.
-            return url == "http://" + text || !(isEmail || InlineWriter.isAbsoluteURI(text)) ? nil : "angle"
+        // The text's own position: cmark places a `<…>` link itself where its `<` would be
+        // without the container's indentation, but its text where it is.
+        guard let start = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
+        let spelled = Array(text.utf8)
+        func spells(_ expected: [UInt8], at start: Int) -> Bool {
+            start >= 0 && start + expected.count <= bytes.count && bytes[start..<start + expected.count].elementsEqual(expected)
         }
+        // Only a URI with a scheme (or an email address) can have been `<…>`.
+        if url != "http://" + text, isEmail || InlineWriter.isAbsoluteURI(text),
+           spells([UInt8(ascii: "<")] + spelled + [UInt8(ascii: ">")], at: start - 1), byte(at: start - 2) != UInt8(ascii: "\\") {
+            return "angle"
+        }
+        // cmark-gfm places a `www.` link one byte early. `[www.x.y](http://www.x.y)`'s text
+        // spells a bare link too, but no bare link follows a `[`.
+        guard bareShaped, let textStart = [start, start + 1].first(where: { spells(spelled, at: $0) }),
+              byte(at: textStart - 1) != UInt8(ascii: "[") else { return nil }
         return "bare"
     }
 }

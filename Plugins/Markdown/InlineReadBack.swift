@@ -13,7 +13,11 @@ import QuireMarkup
 ///    shows the same and which needs no run of two delimiters;
 /// 3. without its emphasis, strong emphasis and strikethrough, all text kept, reported as a loss;
 ///    only when that version does read back the same (a mismatch with another cause is not
-///    cured by dropping formats, so the first version is kept).
+///    cured by dropping formats, so the first version is kept);
+/// 4. when raw HTML begins the block and would begin an HTML block there instead (`</a>` alone
+///    on the first line: nothing can be written before it to stop that), with that HTML as
+///    text, which shows the same characters, reported as a loss (with its formats, then
+///    without them).
 ///
 /// Blocks without those spans, and blocks whose every delimiter has a letter or digit inside and
 /// nothing that could join its run outside (`*word*`, `**two words**`), are written once and not
@@ -23,6 +27,8 @@ enum InlineReadBack {
     struct Written {
         var lines: [String]
         var droppedFormats: Bool
+        /// Whether raw HTML that begins the block was written as text.
+        var htmlAsText = false
     }
 
     /// `inlines` written in `context` by `write`, checked as described above.
@@ -44,6 +50,17 @@ enum InlineReadBack {
         if let lines = settled(write(plain).lines, meaning: plain, context: context, write: write) {
             return Written(lines: lines, droppedFormats: true)
         }
+        if case .html(let html)? = inlines.first?.intent {
+            var textual = inlines
+            textual[0] = MarkupInline(.text(html))
+            if let lines = settled(write(textual).lines, meaning: textual, context: context, write: write) {
+                return Written(lines: lines, droppedFormats: false, htmlAsText: true)
+            }
+            let plainTextual = withoutDelimiterSpans(textual)
+            if let lines = settled(write(plainTextual).lines, meaning: plainTextual, context: context, write: write) {
+                return Written(lines: lines, droppedFormats: true, htmlAsText: true)
+            }
+        }
         return Written(lines: first.lines, droppedFormats: false)
     }
 
@@ -55,9 +72,10 @@ enum InlineReadBack {
                         write: ([MarkupInline]) -> (lines: [String], needsReadBack: Bool)) -> [String]? {
         let breaksAreSpaces = context == .tableCell || context == .headingOneLine
         let meant = normalized(meaning, breaksAreSpaces: breaksAreSpaces)
+        let labels = footnoteLabels(meaning)
         var current = lines
         for _ in 0..<3 {
-            guard let read = readBack(current, context: context), normalized(read, breaksAreSpaces: breaksAreSpaces) == meant else { return nil }
+            guard let read = readBack(current, context: context, footnotes: labels), normalized(read, breaksAreSpaces: breaksAreSpaces) == meant else { return nil }
             let again = write(read).lines
             if again == current { return current }
             current = again
@@ -97,10 +115,24 @@ enum InlineReadBack {
         return result
     }
 
+    /// The labels of the footnote references among `inlines`, at every depth.
+    ///
+    /// - Complexity: O(n) in the inlines' size.
+    static func footnoteLabels(_ inlines: [MarkupInline]) -> [String] {
+        var labels: [String] = []
+        var pending = inlines
+        while let inline = pending.popLast() {
+            if case .footnoteReference(let label) = inline.intent, !labels.contains(label) { labels.append(label) }
+            pending.append(contentsOf: inline.children)
+        }
+        return labels
+    }
+
     /// The inlines cmark-gfm reads from `lines` where `context` puts them; nil when they are not
-    /// one block of that context.
-    static func readBack(_ lines: [String], context: InlineWriter.Context) -> [MarkupInline]? {
-        let source: String
+    /// one block of that context. The footnotes `footnotes` names are defined after the block, so
+    /// that its references read back as references (and the next writing keeps them so).
+    static func readBack(_ lines: [String], context: InlineWriter.Context, footnotes: [String] = []) -> [MarkupInline]? {
+        var source: String
         switch context {
         case .paragraph: source = lines.joined(separator: "\n")
         // Setext: the content's lines are a heading's whatever they look like.
@@ -109,13 +141,15 @@ enum InlineReadBack {
         // A cell's `\|` is taken out before its inlines are parsed, as in a table and only there.
         case .tableCell: source = "| " + lines.joined(separator: " ") + " |\n| --- |"
         }
+        for label in footnotes { source += "\n\n[^" + label + "]: ." }
         let document: MarkupDocument
         do {
             document = try MarkdownFormat().parse(source)
         } catch {
             return nil
         }
-        guard document.blocks.count == 1, let block = document.blocks.first else { return nil }
+        guard let block = document.blocks.first,
+              document.blocks.dropFirst().allSatisfy({ if case .footnoteDefinition = $0.intent { true } else { false } }) else { return nil }
         switch (context, block.intent) {
         case (.paragraph, .paragraph), (.heading, .heading), (.headingOneLine, .heading):
             return block.inlines
@@ -130,7 +164,8 @@ enum InlineReadBack {
     /// What a reader sees of `inlines`, in one spelling: no details or ranges, adjacent texts
     /// joined, soft and hard breaks alike (the writer makes a soft break hard where a line would
     /// be empty), breaks ending the block dropped (markdown has none), an image's description as
-    /// its text, and a footnote reference as its text (a lone paragraph has no definitions).
+    /// its text, a footnote reference as its text (a lone paragraph has no definitions), and an
+    /// email autolink as its text.
     /// Breaks end the block when they end `inlines` and `isLast` says nothing follows them, as
     /// the writer decides.
     static func normalized(_ inlines: [MarkupInline], breaksAreSpaces: Bool, isLast: Bool = true) -> [MarkupInline] {
@@ -151,6 +186,10 @@ enum InlineReadBack {
                 if breaksAreSpaces { appendText(" ") } else { result.append(MarkupInline(.lineBreak)) }
             case .image(let source, let title):
                 result.append(MarkupInline(.image(source: source, title: title), children: [MarkupInline(.text(inline.plainText))]))
+            case .link(let destination, nil) where destination == "mailto:" + inline.plainText:
+                // GFM links an email address in text after the escapes are read, so no escape
+                // keeps `a@b.c` text: the link shows its text, and that text is what was meant.
+                appendText(inline.plainText)
             default:
                 let last = isLast && index == inlines.count - 1
                 result.append(MarkupInline(inline.intent, children: normalized(inline.children, breaksAreSpaces: breaksAreSpaces, isLast: last)))

@@ -155,6 +155,12 @@ struct BlockWriter {
             // runs to the document's end, and its blank lines are kept.)
             var literal = Self.literalLines(block.literal)
             while !prefixes.isEmpty, let last = literal.last, last.allSatisfy({ $0 == " " || $0 == "\t" }) { literal.removeLast() }
+            // Right after a list, a first line indented two or three spaces (as far as a `- `
+            // item's content) could continue the list's last item; without its indentation,
+            // which HTML does not see, it cannot. One space is kept: no item starts there.
+            if case .list? = previous?.intent, let first = literal.first, first.hasPrefix("  ") {
+                literal[0] = String(first.drop { $0 == " " })
+            }
             lines(literal)
         case .thematicBreak:
             var rule = block.details[MarkupDetails.rule]?.stringValue ?? "***"
@@ -186,13 +192,21 @@ struct BlockWriter {
     /// The lines of one block's inlines, read back before they are kept (``InlineReadBack``).
     mutating func inlineLines(_ inlines: [MarkupInline], context: InlineWriter.Context) -> [String] {
         let written = InlineReadBack.checked(inlines, context: context) { InlineWriter.lines($0, context: context) }
+        if written.htmlAsText {
+            losses.append(MarkupLoss("raw HTML that would begin an HTML block at the start of a \(context.name) is written as text",
+                                     at: "the one starting \"\(Self.opening(of: inlines))\""))
+        }
         if written.droppedFormats {
-            var opening = inlines.map(\.plainText).joined().prefix(40)
-            if let newline = opening.firstIndex(of: "\n") { opening = opening[..<newline] }
             losses.append(MarkupLoss("emphasis, strong emphasis or strikethrough that markdown would not read back as written is left out of a \(context.name)",
-                                     at: "the one starting \"\(opening)\""))
+                                     at: "the one starting \"\(Self.opening(of: inlines))\""))
         }
         return written.lines
+    }
+
+    /// The first 40 characters of a block's first line, to name it in a loss.
+    static func opening(of inlines: [MarkupInline]) -> Substring {
+        let opening = inlines.map(\.plainText).joined().prefix(40)
+        return opening.firstIndex(of: "\n").map { opening[..<$0] } ?? opening
     }
 
     mutating func headingLines(_ block: MarkupBlock, level: Int) -> [String] {
@@ -361,6 +375,8 @@ struct InlineWriter {
     }
 
     var delimiters: [WrittenDelimiter] = []
+    /// Whether raw HTML starts the block's first line.
+    var startsWithHTML = false
     /// Whether a hard break has been written (see the emphasis case of ``write(_:isLast:)``).
     var afterHardBreak = false
 
@@ -372,6 +388,7 @@ struct InlineWriter {
     ///
     /// - Complexity: O(d) in the number of delimiters written.
     var needsReadBack: Bool {
+        if startsWithHTML { return true }
         let touching: Set<UInt8> = [0x2A, 0x5F, 0x7E, 0x5C]
         func isOuterSideOfUnderscore(_ byte: UInt8?) -> Bool {
             guard let byte else { return true }
@@ -401,6 +418,13 @@ struct InlineWriter {
 
     mutating func append(_ text: String) {
         lines[lines.count - 1] += text
+    }
+
+    /// What is written as it is (raw HTML, a destination, an autolink), with every `|` escaped
+    /// in a table cell: the table takes the backslash out again before the cell's inlines are
+    /// read, where an unescaped `|` would end the cell.
+    func inCell(_ text: String) -> String {
+        context == .tableCell && text.contains("|") ? text.replacingOccurrences(of: "|", with: "\\|") : text
     }
 
     /// Ends the current line: trailing whitespace would be stripped by the parser, so the last
@@ -451,10 +475,15 @@ struct InlineWriter {
         return result
     }
 
-    mutating func write(_ inlines: [MarkupInline], isLast: Bool) {
+    /// Writes `inlines`; `isLast` when the block ends after them. Inside a span, `outerNext` is
+    /// what follows the span and `outerLineEnds` whether the line ends after that: a bare link
+    /// that ends the span is read on through the closing delimiters.
+    mutating func write(_ inlines: [MarkupInline], isLast: Bool, outerNext: MarkupInline? = nil, outerLineEnds: Bool = false) {
         let inlines = Self.joiningTexts(inlines)
         for (index, inline) in inlines.enumerated() {
             let last = isLast && index == inlines.count - 1
+            let next = index + 1 < inlines.count ? inlines[index + 1] : outerNext
+            let lineEndsAfterNext = index + 1 < inlines.count ? Self.lineEnds(after: index + 1, of: inlines, isLast: isLast) : outerLineEnds
             switch inline.intent {
             case .text(let text):
                 writeText(text)
@@ -463,18 +492,24 @@ struct InlineWriter {
                 // start of a paragraph's later line, a tag such as `</table>` or `<!--` would begin
                 // an HTML block there (they interrupt paragraphs); indented four spaces, the line
                 // can only continue the paragraph, which drops the indentation again.
-                if currentLineIsEmpty && lines.count > 1 && (context == .paragraph || context == .heading) {
-                    append("    ")
+                if currentLineIsEmpty && (context == .paragraph || context == .heading) {
+                    if lines.count > 1 {
+                        append("    ")
+                    } else {
+                        // On the block's first line it may begin an HTML block too, and nothing
+                        // written before it could stop that: the read-back decides.
+                        startsWithHTML = true
+                    }
                 }
                 for (number, part) in html.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     if number > 0 {
                         lines.append("")
                     }
-                    append(String(part))
+                    append(inCell(String(part)))
                 }
                 atLineStart = false
             case .footnoteReference(let label):
-                append("[^" + label + "]")
+                append("[^" + inCell(label) + "]")
                 atLineStart = false
             case .code(let code):
                 writeCode(code)
@@ -515,13 +550,12 @@ struct InlineWriter {
                         delimiter = "_"
                     }
                 }
-                wrap(delimiter, inline.children, last: last)
+                wrap(delimiter, inline.children, last: last, next: next, thenLineEnds: lineEndsAfterNext)
             case .strikethrough:
-                wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last)
-            case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].suffix(2), before: index + 1 < inlines.count ? inlines[index + 1] : nil,
-                                                                 thenLineEnds: Self.lineEnds(after: index + 1, of: inlines, isLast: isLast)) != nil:
+                wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last, next: next, thenLineEnds: lineEndsAfterNext)
+            case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].suffix(2), before: next, thenLineEnds: lineEndsAfterNext) != nil:
                 let text = inline.children.map(\.plainText).joined()
-                append(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text)
+                append(inCell(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text))
                 atLineStart = false
             case .link(let destination, let title):
                 // "!" right before a link would make it an image.
@@ -532,12 +566,12 @@ struct InlineWriter {
                 append("[")
                 atLineStart = false
                 write(inline.children, isLast: false)
-                append("](" + Self.destination(destination) + Self.title(title) + ")")
+                append("](" + inCell(Self.destination(destination) + Self.title(title)) + ")")
             case .image(let source, let title):
                 append("![")
                 atLineStart = false
                 writeText(inline.children.map(\.plainText).joined())
-                append("](" + Self.destination(source) + Self.title(title) + ")")
+                append("](" + inCell(Self.destination(source) + Self.title(title)) + ")")
             }
         }
     }
@@ -640,7 +674,9 @@ struct InlineWriter {
                 guard "*_~".contains(previous), written.dropLast().last != "\\" else { return nil }
             }
             switch next?.intent {
-            case nil, .softBreak?, .lineBreak?: return kind
+            case nil, .softBreak?: return kind
+            // A hard break's backslash would be read as part of the link; two spaces are not.
+            case .lineBreak?: return next?.details[MarkupDetails.spaces] == .bool(true) ? kind : nil
             case .text(let following)?:
                 return bareAutolinkEnds(text, before: following, thenLineEnds: thenLineEnds) ? kind : nil
             default: return nil
@@ -656,10 +692,14 @@ struct InlineWriter {
     /// before the whitespace; anything else, an escape's backslash included (the `\<` of `?<`),
     /// would be read as part of the link. `following` may also end before the line does or before
     /// closing delimiters (`thenLineEnds`), which are trailing punctuation themselves.
+    ///
+    /// - Complexity: O(n) in the lengths of `link` and `following`.
     static func bareAutolinkEnds(_ link: String, before following: String, thenLineEnds: Bool) -> Bool {
         let parenthesesMatch = link.filter { $0 == "(" }.count == link.filter { $0 == ")" }.count
-        for character in following {
-            if character.isWhitespace { return true }
+        for (offset, character) in following.enumerated() {
+            // A space or tab that ends the line is written `&#32;` or `&#9;` (``endLine()``),
+            // which the link would run on through.
+            if character.isWhitespace { return !(thenLineEnds && offset == following.count - 1 && (character == " " || character == "\t")) }
             switch character {
             case "?", "!", ".", ",", ":": break
             case ")" where parenthesesMatch: break
@@ -669,10 +709,10 @@ struct InlineWriter {
         return thenLineEnds
     }
 
-    mutating func wrap(_ delimiter: String, _ children: [MarkupInline], last: Bool) {
+    mutating func wrap(_ delimiter: String, _ children: [MarkupInline], last: Bool, next: MarkupInline?, thenLineEnds: Bool) {
         appendDelimiter(delimiter, opens: true)
         atLineStart = false
-        write(children, isLast: last)
+        write(children, isLast: last, outerNext: next, outerLineEnds: thenLineEnds)
         appendDelimiter(delimiter, opens: false)
     }
 
@@ -777,6 +817,9 @@ struct InlineWriter {
         return (String(decoding: output, as: UTF8.self), lineStart)
     }
 
+    /// A link's destination as written. cmark-gfm decodes a destination's (and a title's)
+    /// entity references before its backslash escapes, so `\&amp;` would read back as `&`: an
+    /// `&` that could start a reference is written as `&amp;`.
     static func destination(_ url: String) -> String {
         if url.isEmpty { return "" }
         let needsAngle = url.contains { $0 == " " || $0 == "<" || $0 == ">" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }
@@ -795,7 +838,7 @@ struct InlineWriter {
             case "\\": output += "\\\\"
             case "<" where needsAngle, ">" where needsAngle: output += "\\" + String(character)
             case "(" where !needsAngle && !balanced, ")" where !needsAngle && !balanced: output += "\\" + String(character)
-            case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "\\&"
+            case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "&amp;"
             case "\n": output += "%0A"
             default: output.append(character)
             }
@@ -811,7 +854,7 @@ struct InlineWriter {
             let next = offset + 1 < characters.count ? characters[offset + 1] : nil
             switch character {
             case "\\", "\"": output += "\\" + String(character)
-            case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "\\&"
+            case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "&amp;"
             default: output.append(character)
             }
         }

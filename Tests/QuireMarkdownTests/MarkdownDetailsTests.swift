@@ -119,6 +119,54 @@ import Testing
         #expect(second.written == first.written)
     }
 
+    /// MarkdownFuzz findings (issue 20): cmark-gfm decodes a destination's and a title's entity
+    /// references before their backslash escapes, so a destination holding `&amp;` or `&#0;`,
+    /// written `\&amp;`, read back as `&` (and `\&#0;` as a backslash and U+FFFD). An `&` that
+    /// could start a reference is written `&amp;` there now.
+    @Test(arguments: [("[a](x&amp;amp;y \"t&amp;amp;u\")\n", "x&amp;y", "t&amp;u"), ("[a](<p q&amp;#0;r>)\n", "p q&#0;r", nil),
+                      ("[a](b&c \"d&e\")\n", "b&c", "d&e")])
+    func destinationsKeepTheirAmpersands(markdown: String, destination: String, title: String?) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        for state in [first.state, second.state] {
+            let link = try #require(nodes(state).first { $0.type == "link" })
+            #expect(link.fields["url"] == .string(destination), "\(first.written.debugDescription)")
+            #expect(link.fields["title"] == title.map { .string($0) } ?? .null)
+        }
+        #expect(second.written == first.written)
+    }
+
+    /// MarkdownFuzz findings (issue 20): cmark-gfm reports a `<…>` link one indentation early in
+    /// a list item or a quote (its text where it is), a `www.` link one byte early, and inlines
+    /// on a paragraph's indented continuation lines off by the indentation. An autolink's form
+    /// was guessed from the byte at the reported start, so a link written `[https://x](https://x)`
+    /// after such lines read back as `<https://x>`, and `- <doc:A>` as a bare link. The source
+    /// now has to spell the form (`<`, the text, `>`; or the text) where the link's text is.
+    @Test(arguments: ["- <doc:Proposals>\n- a <http://x.example> b\n\n> <https://q.example>\n",
+                      "- [www\\.x.example](http://www.x.example) and www.y.example\n- [http\\://a.example](http://a.example) and http://b.example\n",
+                      "a\n    <b>\n\"[https\\://x.example](https://x.example) and www.z.example\n"])
+    func autolinksKeepTheirFormInContainers(markdown: String) throws {
+        let written = try roundTrip(markdown).written
+        #expect(written == markdown)
+    }
+
+    /// A MarkdownFuzz finding (issue 20): raw HTML that begins a paragraph (here after a link
+    /// reference definition took the paragraph's first line) begins an HTML block when written
+    /// at the start of a block, and the rest of the paragraph became that block's raw text. Raw
+    /// HTML there is written as text now, reported as a loss, and every character stays visible.
+    @Test func rawHTMLThatWouldBeginAnHTMLBlockIsWrittenAsText() throws {
+        let markdown = "[r]: /u\n</a>\n*a* <b>c</b>\n"
+        let state = try converter.state(fromMarkdown: markdown)
+        let document = try MarkdownFormat().parse(markdown)
+        let (written, losses) = try MarkdownFormat().serializeReportingLosses(document)
+        #expect(written == "\\</a>\n*a* <b>c</b>\n")
+        #expect(losses.count == 1)
+        #expect(losses.first.map { "\($0)" }?.contains("raw HTML") == true)
+        let reread = try converter.state(fromMarkdown: written)
+        #expect(FlatString.render(reread) == FlatString.render(state))
+        #expect(try roundTrip(written).written == written)
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): in `-***clo*ck-docs*J` one star of the run of
     /// three is text. The writer escaped it (`\*`) and left a run of two, which the "multiple of
     /// 3" rule kept from pairing with the intraword closer after `clo`, so every star read back as
