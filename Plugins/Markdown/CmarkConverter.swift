@@ -393,34 +393,49 @@ struct CmarkConverter {
     }
 
     /// "angle" for `<url>`, "bare" for GFM's extended autolinks, nil for a `[text](url)` link.
-    /// The source says which, where it can be trusted: GFM's extension makes most of its links
+    /// The source says which, where it can be found: GFM's extension makes most of its links
     /// without source positions (a link with none is bare when it has a bare link's shape), and
-    /// cmark's positions of inlines on a paragraph's indented continuation lines can be off. So a
-    /// link with positions is bare only when the source there spells its text, and `<…>` only
-    /// when it spells `<`, the text and `>`. A link whose source cannot be confirmed is written
-    /// back as `[text](url)`, which reads the same and stays so.
+    /// cmark's positions can be early: a `<…>` link is placed one container indentation early
+    /// (its text is not), a `www.` link one byte early, and inlines after a backslash hard break
+    /// or on a paragraph's indented continuation lines by the indentation cmark took off (never
+    /// late). So the link's text is looked for from where its position says, within
+    /// ``autolinkSearchWindow`` bytes: `<`, the text and `>` there is `<…>`, the text after a
+    /// `[` or as a destination after `](` is `[text](url)`, the text otherwise is bare. A link whose text is not found is
+    /// written back as `[text](url)`, which reads the same and stays so.
+    ///
+    /// - Complexity: O(w) for a window of w bytes; the text is usually where the position says.
     func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
         guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
         let isEmail = url == "mailto:" + text
         guard url == text || isEmail || url == "http://" + text else { return nil }
         let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
             || (isEmail && text.contains("@"))
-        // The text's own position: cmark places a `<…>` link itself where its `<` would be
-        // without the container's indentation, but its text where it is.
-        guard let start = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
+        guard let reported = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
         let spelled = Array(text.utf8)
-        func spells(_ expected: [UInt8], at start: Int) -> Bool {
-            start >= 0 && start + expected.count <= bytes.count && bytes[start..<start + expected.count].elementsEqual(expected)
+        guard let first = spelled.first, reported >= 0 else { return nil }
+        let last = min(bytes.count - spelled.count, reported + Self.autolinkSearchWindow)
+        guard reported <= last else { return nil }
+        var start = reported
+        while start <= last {
+            if bytes[start] == first, bytes[start..<start + spelled.count].elementsEqual(spelled) { break }
+            start += 1
         }
+        guard start <= last else { return nil }
+        // The first spelling found may be the destination of a `[text](url)` link whose text is
+        // written with escapes (`[http\\://a.b](http://a.b)`).
+        func follows(_ prefix: String) -> Bool {
+            let expected = Array(prefix.utf8)
+            return start >= expected.count && bytes[start - expected.count..<start].elementsEqual(expected)
+        }
+        if follows("](") || follows("](<") || (url == "http://" + text && (follows("](http://") || follows("](<http://"))) { return nil }
         // Only a URI with a scheme (or an email address) can have been `<…>`.
-        if url != "http://" + text, isEmail || InlineWriter.isAbsoluteURI(text),
-           spells([UInt8(ascii: "<")] + spelled + [UInt8(ascii: ">")], at: start - 1), byte(at: start - 2) != UInt8(ascii: "\\") {
+        if url != "http://" + text, isEmail || InlineWriter.isAbsoluteURI(text), byte(at: start - 1) == UInt8(ascii: "<"),
+           byte(at: start + spelled.count) == UInt8(ascii: ">"), byte(at: start - 2) != UInt8(ascii: "\\") {
             return "angle"
         }
-        // cmark-gfm places a `www.` link one byte early. `[www.x.y](http://www.x.y)`'s text
-        // spells a bare link too, but no bare link follows a `[`.
-        guard bareShaped, let textStart = [start, start + 1].first(where: { spells(spelled, at: $0) }),
-              byte(at: textStart - 1) != UInt8(ascii: "[") else { return nil }
-        return "bare"
+        return bareShaped && byte(at: start - 1) != UInt8(ascii: "[") ? "bare" : nil
     }
+
+    /// How far past its reported position a link's text is looked for in the source.
+    static let autolinkSearchWindow = 4096
 }

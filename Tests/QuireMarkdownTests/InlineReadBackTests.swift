@@ -161,7 +161,11 @@ import Testing
                       "http://a \\\nt", "d *http://e*x and *http://f* \\\ng\n", "*A@_.A\nA_*",
                       "y||\n-|-\n[repo-urlsession]\n\n[repo-urlsession]:|", "*!***[^1]\n[^1]:", "\u{0}]___!__-___[A_@_.A",
                       "[r]: /u\n</a>\n<a href=\"y\">\n", "a\n    <b>\n\"[https\\://x.example](https://x.example)\n",
-                      "| a | b |\n| - | - |\n| [x](a\\|b \"t\\|u\") | <span title=\"\\|\">c</span> <http://x.example/a\\|b> |\n"])
+                      "| a | b |\n| - | - |\n| [x](a\\|b \"t\\|u\") | <span title=\"\\|\">c</span> <http://x.example/a\\|b> |\n",
+                      // And two of the next run's (2026-11-29): a link on an item's line after a
+                      // backslash break, which cmark-gfm places early by the item's indentation.
+                      "1. \\\nb www.c", "1. \\\n~~www.m~~",
+                      "1. a\\\n   b www.c <http://d.e> [www.f](http://www.f) [http://g.h](http://g.h) http://i.j\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
         let state = try converter.state(fromMarkdown: markdown)
@@ -203,7 +207,7 @@ enum MarkdownFuzzFindings {
     }
 }
 
-/// The 22 findings of a 30-minute run (2026-11-28), all fixed since, in
+/// The 22 findings of a 30-minute run (2026-11-28) and two of the next, all fixed since, in
 /// `Tests/Fixtures/markdown/fuzz-fixed`: entity references in link destinations (cmark-gfm decodes
 /// them before the escapes), autolinks on lines whose positions cmark-gfm reports off, raw HTML
 /// that begins a paragraph and would begin an HTML block, a bare link before a line-ending space,
