@@ -371,7 +371,6 @@ struct InlineWriter {
         var start: Int
         var end: Int
         var opens: Bool
-        var isUnderscore: Bool
     }
 
     var delimiters: [WrittenDelimiter] = []
@@ -381,16 +380,17 @@ struct InlineWriter {
     var afterHardBreak = false
 
     /// Whether some delimiter stands where cmark-gfm's flanking rules might read it otherwise: one
-    /// that is sure to open has an ASCII letter or digit after it and no delimiter character
-    /// (`*`, `_`, `~`, or an escape) before it, one sure to close the same mirrored, and an
-    /// underscore also has no letter or digit on its outer side. Anything else (punctuation or
-    /// a non-ASCII character inside, a line's end, runs that touch) is read back.
+    /// that is sure to open has an ASCII letter or digit after it and before it a line's start,
+    /// a space, a tab or ASCII punctuation other than a delimiter character (`*`, `_`, `~`, or an
+    /// escape); one sure to close the same mirrored. Anything else is read back: punctuation or a
+    /// non-ASCII character inside, runs that touch, and a letter or digit outside, which makes
+    /// the run both-flanking (`b*foo`: it can close too, and pair with a run before it).
     ///
     /// - Complexity: O(d) in the number of delimiters written.
     var needsReadBack: Bool {
         if startsWithHTML { return true }
         let touching: Set<UInt8> = [0x2A, 0x5F, 0x7E, 0x5C]
-        func isOuterSideOfUnderscore(_ byte: UInt8?) -> Bool {
+        func isSafeOuterSide(_ byte: UInt8?) -> Bool {
             guard let byte else { return true }
             return byte == 0x20 || byte == 0x09 || (byte < 0x80 && !Self.isAlphanumeric(byte) && byte > 0x20)
         }
@@ -407,7 +407,7 @@ struct InlineWriter {
                     let (inner, outer) = delimiter.opens ? (after, before) : (before, after)
                     guard let inner, inner < 0x80, Self.isAlphanumeric(inner) else { return true }
                     if let outer, touching.contains(outer) { return true }
-                    if delimiter.isUnderscore && !isOuterSideOfUnderscore(outer) { return true }
+                    if !isSafeOuterSide(outer) { return true }
                 }
                 return false
             }
@@ -719,8 +719,7 @@ struct InlineWriter {
     mutating func appendDelimiter(_ delimiter: String, opens: Bool) {
         let start = lines[lines.count - 1].utf8.count
         append(delimiter)
-        delimiters.append(WrittenDelimiter(line: lines.count - 1, start: start, end: start + delimiter.utf8.count,
-                                           opens: opens, isUnderscore: delimiter.first == "_"))
+        delimiters.append(WrittenDelimiter(line: lines.count - 1, start: start, end: start + delimiter.utf8.count, opens: opens))
     }
 
     mutating func writeCode(_ code: String) {

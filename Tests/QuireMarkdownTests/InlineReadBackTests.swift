@@ -165,6 +165,9 @@ import Testing
                       // And two of the next run's (2026-11-29): a link on an item's line after a
                       // backslash break, which cmark-gfm places early by the item's indentation.
                       "1. \\\nb www.c", "1. \\\n~~www.m~~",
+                      // CI's settings (2026-11-28): `*` between letters (`b*foo`) can close too,
+                      // and paired with the `*` before the `**` run ("multiple of 3").
+                      "_fo\u{FFFD} __r_b*foo\\\nbar*\nbbar__ *fobiz_",
                       "1. a\\\n   b www.c <http://d.e> [www.f](http://www.f) [http://g.h](http://g.h) http://i.j\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
