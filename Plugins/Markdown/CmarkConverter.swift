@@ -395,15 +395,17 @@ struct CmarkConverter {
     /// "angle" for `<url>`, "bare" for GFM's extended autolinks, nil for a `[text](url)` link.
     /// The source says which, where it can be found: GFM's extension makes most of its links
     /// without source positions (a link with none is bare when it has a bare link's shape), and
-    /// cmark's positions can be early: a `<…>` link is placed one container indentation early
-    /// (its text is not), a `www.` link one byte early, and inlines after a backslash hard break
-    /// or on a paragraph's indented continuation lines by the indentation cmark took off (never
-    /// late). So the link's text is looked for from where its position says, within
-    /// ``autolinkSearchWindow`` bytes: `<`, the text and `>` there is `<…>`, the text after a
-    /// `[` or as a destination after `](` is `[text](url)`, the text otherwise is bare. A link whose text is not found is
+    /// cmark's positions can be off: a `<…>` link is placed one container indentation early
+    /// (its text is not), a `www.` link one byte early, inlines after a backslash hard break or
+    /// on a paragraph's indented continuation lines early by the indentation cmark took off, and
+    /// on a footnote definition's later lines late by its label. So the link's text is looked
+    /// for nearest to where its position says, within ``autolinkSearchWindow`` bytes either side:
+    /// `<`, the text and `>` there is `<…>`, the text after a `[` or as a destination after `](`
+    /// is `[text](url)`, the text otherwise is bare. A link whose text is not found is
     /// written back as `[text](url)`, which reads the same and stays so.
     ///
-    /// - Complexity: O(w) for a window of w bytes; the text is usually where the position says.
+    /// - Complexity: O(w) comparisons for a window of w bytes; the text is usually where the
+    ///   position says, or a few bytes from it.
     func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
         guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
         let isEmail = url == "mailto:" + text
@@ -412,15 +414,11 @@ struct CmarkConverter {
             || (isEmail && text.contains("@"))
         guard let reported = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
         let spelled = Array(text.utf8)
-        guard let first = spelled.first, reported >= 0 else { return nil }
-        let last = min(bytes.count - spelled.count, reported + Self.autolinkSearchWindow)
-        guard reported <= last else { return nil }
-        var start = reported
-        while start <= last {
-            if bytes[start] == first, bytes[start..<start + spelled.count].elementsEqual(spelled) { break }
-            start += 1
+        func spells(at offset: Int) -> Bool {
+            offset >= 0 && offset + spelled.count <= bytes.count && bytes[offset..<offset + spelled.count].elementsEqual(spelled)
         }
-        guard start <= last else { return nil }
+        guard !spelled.isEmpty,
+              let start = (0...Self.autolinkSearchWindow).lazy.flatMap({ [reported + $0, reported - $0] }).first(where: spells) else { return nil }
         // The first spelling found may be the destination of a `[text](url)` link whose text is
         // written with escapes (`[http\\://a.b](http://a.b)`).
         func follows(_ prefix: String) -> Bool {
@@ -436,6 +434,6 @@ struct CmarkConverter {
         return bareShaped && byte(at: start - 1) != UInt8(ascii: "[") ? "bare" : nil
     }
 
-    /// How far past its reported position a link's text is looked for in the source.
+    /// How far from its reported position a link's text is looked for in the source.
     static let autolinkSearchWindow = 4096
 }

@@ -168,6 +168,8 @@ import Testing
                       // CI's settings (2026-11-28): `*` between letters (`b*foo`) can close too,
                       // and paired with the `*` before the `**` run ("multiple of 3").
                       "_fo\u{FFFD} __r_b*foo\\\nbar*\nbbar__ *fobiz_",
+                      // And a link on a footnote definition's later line, which cmark-gfm places late.
+                      "[^1]:A\n[^1] www.c www.c",
                       "1. a\\\n   b www.c <http://d.e> [www.f](http://www.f) [http://g.h](http://g.h) http://i.j\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
