@@ -378,6 +378,8 @@ struct InlineWriter {
     var startsWithHTML = false
     /// Whether a hard break has been written (see the emphasis case of ``write(_:isLast:)``).
     var afterHardBreak = false
+    /// Whether a link's text is being written.
+    var insideLink = false
 
     /// Whether some delimiter stands where cmark-gfm's flanking rules might read it otherwise: one
     /// that is sure to open has an ASCII letter or digit after it and before it a line's start,
@@ -553,10 +555,25 @@ struct InlineWriter {
                 wrap(delimiter, inline.children, last: last, next: next, thenLineEnds: lineEndsAfterNext)
             case .strikethrough:
                 wrap(Self.delimiter(inline, default: "~~", allowed: ["~~", "~"]), inline.children, last: last, next: next, thenLineEnds: lineEndsAfterNext)
+            case .link where insideLink:
+                // Markdown has no link in a link: `[[a](u)](u)` reads as text around a link. A
+                // document holds one link node there (the spans detail can nest two); its text is
+                // written once, inside the outer link.
+                write(inline.children, isLast: last, outerNext: next, outerLineEnds: lineEndsAfterNext)
             case .link(let destination, _) where Self.autolink(inline, after: lines[lines.count - 1].suffix(2), before: next, thenLineEnds: lineEndsAfterNext) != nil:
                 let text = inline.children.map(\.plainText).joined()
-                append(inCell(Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty ? "<" + text + ">" : text))
-                atLineStart = false
+                if Self.autolink(inline, before: nil) == "angle" && !destination.isEmpty {
+                    append(inCell("<" + text + ">"))
+                    atLineStart = false
+                } else if destination.hasPrefix("mailto:") {
+                    // GFM finds email addresses after the inlines are read, so an `_` in one
+                    // would be read as a delimiter first; escaped, the address is linked all the
+                    // same.
+                    writeText(text)
+                } else {
+                    append(inCell(text))
+                    atLineStart = false
+                }
             case .link(let destination, let title):
                 // "!" right before a link would make it an image.
                 let line = lines[lines.count - 1]
@@ -565,7 +582,9 @@ struct InlineWriter {
                 }
                 append("[")
                 atLineStart = false
+                insideLink = true
                 write(inline.children, isLast: false)
+                insideLink = false
                 append("](" + inCell(Self.destination(destination) + Self.title(title)) + ")")
             case .image(let source, let title):
                 append("![")

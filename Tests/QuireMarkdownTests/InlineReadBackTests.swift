@@ -170,6 +170,10 @@ import Testing
                       "_fo\u{FFFD} __r_b*foo\\\nbar*\nbbar__ *fobiz_",
                       // And a link on a footnote definition's later line, which cmark-gfm places late.
                       "[^1]:A\n[^1] www.c www.c",
+                      // An autolink in a link: one link node, whose spans nested two.
+                      "[<hp:\u{0}>]()", "[a [b](c) d](e) and [![i](s)](u) and [<http://x.y>](z)",
+                      // An email address with `_`s, which are read as delimiters before GFM links it.
+                      "**o*/\u{FFFD}***\u{FFFD} A@_.A\na*\u{FFFD}* A@_.A", "x foo_bar@baz_q.com y *a@b.c*\n",
                       "1. a\\\n   b www.c <http://d.e> [www.f](http://www.f) [http://g.h](http://g.h) http://i.j\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
