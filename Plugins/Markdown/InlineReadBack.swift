@@ -164,8 +164,8 @@ enum InlineReadBack {
     /// What a reader sees of `inlines`, in one spelling: no details or ranges, adjacent texts
     /// joined, soft and hard breaks alike (the writer makes a soft break hard where a line would
     /// be empty), breaks ending the block dropped (markdown has none), an image's description as
-    /// its text, a footnote reference as its text (a lone paragraph has no definitions), and an
-    /// email autolink as its text.
+    /// its text, a footnote reference as its text (a lone paragraph has no definitions), an
+    /// email autolink as its text, and neighbouring code spans as one.
     /// Breaks end the block when they end `inlines` and `isLast` says nothing follows them, as
     /// the writer decides.
     static func normalized(_ inlines: [MarkupInline], breaksAreSpaces: Bool, isLast: Bool = true) -> [MarkupInline] {
@@ -182,6 +182,12 @@ enum InlineReadBack {
             switch inline.intent {
             case .text(let text): appendText(text)
             case .footnoteReference(let label): appendText("[^" + label + "]")
+            case .code(let code):
+                if case .code(let previous) = result.last?.intent {
+                    result[result.count - 1] = MarkupInline(.code(previous + code))
+                } else {
+                    result.append(MarkupInline(.code(code)))
+                }
             case .softBreak, .lineBreak:
                 if breaksAreSpaces { appendText(" ") } else { result.append(MarkupInline(.lineBreak)) }
             case .image(let source, let title):

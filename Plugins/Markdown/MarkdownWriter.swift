@@ -450,30 +450,38 @@ struct InlineWriter {
 
     var currentLineIsEmpty: Bool { lines[lines.count - 1].isEmpty }
 
-    /// `inlines` with neighbouring texts joined: what a text escapes at a line's start (`1)`
-    /// followed by a space) or before a character can span two text nodes of one line.
+    /// `inlines` with neighbouring texts joined, and neighbouring code spans: what a text escapes
+    /// at a line's start (`1)` followed by a space) or before a character can span two text
+    /// nodes of one line, and two code spans side by side would make one run of backticks of
+    /// their fences (`` `a``b` `` is one span). A reader sees either the same.
+    ///
+    /// - Complexity: O(n) in the number of inlines and the length of the joined texts.
     static func joiningTexts(_ inlines: [MarkupInline]) -> [MarkupInline] {
-        func isText(_ inline: MarkupInline) -> Bool {
-            if case .text = inline.intent { return true }
-            return false
+        func joinable(_ inline: MarkupInline) -> String? {
+            switch inline.intent {
+            case .text(let text), .code(let text): return text
+            default: return nil
+            }
         }
-        guard zip(inlines, inlines.dropFirst()).contains(where: { isText($0.0) && isText($0.1) }) else { return inlines }
+        func sameKind(_ first: MarkupInline, _ second: MarkupInline) -> Bool {
+            switch (first.intent, second.intent) {
+            case (.text, .text), (.code, .code): return true
+            default: return false
+            }
+        }
+        guard zip(inlines, inlines.dropFirst()).contains(where: { sameKind($0.0, $0.1) }) else { return inlines }
         var result: [MarkupInline] = []
-        var run: [String] = []
-        func flush() {
-            if run.count > 1 { result[result.count - 1].intent = .text(run.joined()) }
-            run = []
-        }
         for inline in inlines {
-            if case .text(let text) = inline.intent {
-                if run.isEmpty { result.append(inline) }
-                run.append(text)
+            if let last = result.last, sameKind(last, inline), let joined = joinable(last), let next = joinable(inline) {
+                if case .code = inline.intent {
+                    result[result.count - 1].intent = .code(joined + next)
+                } else {
+                    result[result.count - 1].intent = .text(joined + next)
+                }
             } else {
-                flush()
                 result.append(inline)
             }
         }
-        flush()
         return result
     }
 

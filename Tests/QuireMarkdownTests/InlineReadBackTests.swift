@@ -174,6 +174,8 @@ import Testing
                       "[<hp:\u{0}>]()", "[a [b](c) d](e) and [![i](s)](u) and [<http://x.y>](z)",
                       // An email address with `_`s, which are read as delimiters before GFM links it.
                       "**o*/\u{FFFD}***\u{FFFD} A@_.A\na*\u{FFFD}* A@_.A", "x foo_bar@baz_q.com y *a@b.c*\n",
+                      // Strong in strong around code spans, merged: two code spans side by side.
+                      "*****`.`**`c`**", "a `x` `y` and *`p`*`q`\n",
                       "1. a\\\n   b www.c <http://d.e> [www.f](http://www.f) [http://g.h](http://g.h) http://i.j\n"])
     func findingsOfTheSeededRunsRoundTrip(markdown: String) throws {
         let converter = BuiltIns.converter
