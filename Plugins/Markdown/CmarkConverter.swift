@@ -23,10 +23,15 @@ struct CmarkConverter {
     /// order, is a hard break written with trailing spaces (rather than a backslash).
     private var lineEndings: [Bool] = []
     private var lineEndingIndex = 0
+    /// How many more source bytes ``autolinkKind(range:url:children:)`` may probe: eight per byte
+    /// of the source, so that looking for links' texts stays linear in the document's size
+    /// whatever the links (once it runs out, a link not where its position says is `[text](url)`).
+    private var autolinkSearchBudget: Int
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        autolinkSearchBudget = 8 * bytes.count + 2 * Self.autolinkSearchWindow
         var starts = [0]
         for index in bytes.indices where bytes[index] == 0x0A { starts.append(index + 1) }
         lineStarts = starts
@@ -404,9 +409,10 @@ struct CmarkConverter {
     /// is `[text](url)`, the text otherwise is bare. A link whose text is not found is
     /// written back as `[text](url)`, which reads the same and stays so.
     ///
-    /// - Complexity: O(w) comparisons for a window of w bytes; the text is usually where the
-    ///   position says, or a few bytes from it.
-    func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
+    /// - Complexity: O(w) for a window of w bytes (most comparisons end at their first byte), and
+    ///   O(n) over a document of n bytes whatever its links (``autolinkSearchBudget``); the text is
+    ///   usually where the position says, or a few bytes from it.
+    mutating func autolinkKind(range: SourceRange?, url: String, children: [MarkupInline]) -> String? {
         guard children.count == 1, case .text(let text) = children[0].intent else { return nil }
         let isEmail = url == "mailto:" + text
         guard url == text || isEmail || url == "http://" + text else { return nil }
@@ -414,11 +420,25 @@ struct CmarkConverter {
             || (isEmail && text.contains("@"))
         guard let reported = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
         let spelled = Array(text.utf8)
+        guard let first = spelled.first else { return nil }
         func spells(at offset: Int) -> Bool {
-            offset >= 0 && offset + spelled.count <= bytes.count && bytes[offset..<offset + spelled.count].elementsEqual(spelled)
+            guard offset >= 0, offset + spelled.count <= bytes.count, bytes[offset] == first else { return false }
+            var index = 1
+            while index < spelled.count, bytes[offset + index] == spelled[index] { index += 1 }
+            return index == spelled.count
         }
-        guard !spelled.isEmpty,
-              let start = (0...Self.autolinkSearchWindow).lazy.flatMap({ [reported + $0, reported - $0] }).first(where: spells) else { return nil }
+        var found: Int?
+        var distance = 0
+        while found == nil, distance <= Self.autolinkSearchWindow, autolinkSearchBudget > 0 {
+            if spells(at: reported + distance) {
+                found = reported + distance
+            } else if distance > 0, spells(at: reported - distance) {
+                found = reported - distance
+            }
+            distance += 1
+            autolinkSearchBudget -= 2
+        }
+        guard let start = found else { return nil }
         // The first spelling found may be the destination of a `[text](url)` link whose text is
         // written with escapes (`[http\\://a.b](http://a.b)`).
         func follows(_ prefix: String) -> Bool {
@@ -434,6 +454,8 @@ struct CmarkConverter {
         return bareShaped && byte(at: start - 1) != UInt8(ascii: "[") ? "bare" : nil
     }
 
-    /// How far from its reported position a link's text is looked for in the source.
-    static let autolinkSearchWindow = 4096
+    /// How far from its reported position a link's text is looked for in the source: past the
+    /// indentation of a few hundred lines. A bound, so that a document of links whose text is
+    /// nowhere in the source (entity references in it) costs at most this much per link.
+    static let autolinkSearchWindow = 1024
 }
