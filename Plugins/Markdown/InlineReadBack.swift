@@ -165,10 +165,11 @@ enum InlineReadBack {
     /// joined, soft and hard breaks alike (the writer makes a soft break hard where a line would
     /// be empty), breaks ending the block dropped (markdown has none), an image's description as
     /// its text, a footnote reference as its text (a lone paragraph has no definitions), an
-    /// email autolink as its text, and neighbouring code spans as one.
+    /// email autolink as its text, neighbouring code spans as one, and a link in a link as its
+    /// children.
     /// Breaks end the block when they end `inlines` and `isLast` says nothing follows them, as
     /// the writer decides.
-    static func normalized(_ inlines: [MarkupInline], breaksAreSpaces: Bool, isLast: Bool = true) -> [MarkupInline] {
+    static func normalized(_ inlines: [MarkupInline], breaksAreSpaces: Bool, isLast: Bool = true, insideLink: Bool = false) -> [MarkupInline] {
         var result: [MarkupInline] = []
         func appendText(_ text: String) {
             guard !text.isEmpty else { return }
@@ -196,9 +197,18 @@ enum InlineReadBack {
                 // GFM links an email address in text after the escapes are read, so no escape
                 // keeps `a@b.c` text: the link shows its text, and that text is what was meant.
                 appendText(inline.plainText)
+            case .link where insideLink:
+                // A link in a link is written as its text (`InlineWriter`): markdown has none.
+                let last = isLast && index == inlines.count - 1
+                for child in normalized(inline.children, breaksAreSpaces: breaksAreSpaces, isLast: last, insideLink: true) {
+                    if case .text(let text) = child.intent { appendText(text) } else { result.append(child) }
+                }
             default:
                 let last = isLast && index == inlines.count - 1
-                result.append(MarkupInline(inline.intent, children: normalized(inline.children, breaksAreSpaces: breaksAreSpaces, isLast: last)))
+                var isLink = false
+                if case .link = inline.intent { isLink = true }
+                result.append(MarkupInline(inline.intent, children: normalized(inline.children, breaksAreSpaces: breaksAreSpaces, isLast: last,
+                                                                              insideLink: insideLink || isLink)))
             }
         }
         while isLast, result.last?.intent == .lineBreak { result.removeLast() }
