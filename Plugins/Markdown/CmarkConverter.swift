@@ -373,7 +373,11 @@ struct CmarkConverter {
         default:
             if typeString(node) == "strikethrough" {
                 var single = false
-                if let range, byte(at: range.start.byteOffset) == UInt8(ascii: "~"), byte(at: range.start.byteOffset + 1) != UInt8(ascii: "~") {
+                // Both ends must look single: cmark's positions in containers and after breaks
+                // can be off, and a guess from one end made `~h~` and `~~h~~` alternate.
+                let tilde = UInt8(ascii: "~")
+                if let range, byte(at: range.start.byteOffset) == tilde, byte(at: range.start.byteOffset + 1) != tilde,
+                   byte(at: range.end.byteOffset) == tilde, byte(at: range.end.byteOffset - 1) != tilde {
                     single = true
                 }
                 var children: [MarkupInline] = []

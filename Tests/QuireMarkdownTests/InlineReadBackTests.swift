@@ -172,6 +172,8 @@ import Testing
                       "[^1]:A\n[^1] www.c www.c",
                       // An autolink in a link: one link node, whose spans nested two.
                       "[<hp:\u{0}>]()", "[a [b](c) d](e) and [![i](s)](u) and [<http://x.y>](z)", "[<tp:>]()o~~www. o~~",
+                      // A one-tilde strikethrough after a break in a task item, placed off.
+                      "- [x] ~\n~h~", "~a~ and ~~b~~\n- ~c~\n",
                       // An email address with `_`s, which are read as delimiters before GFM links it.
                       "**o*/\u{FFFD}***\u{FFFD} A@_.A\na*\u{FFFD}* A@_.A", "x foo_bar@baz_q.com y *a@b.c*\n",
                       // Strong in strong around code spans, merged: two code spans side by side.
