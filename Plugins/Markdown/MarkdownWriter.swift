@@ -471,17 +471,24 @@ struct InlineWriter {
         }
         guard zip(inlines, inlines.dropFirst()).contains(where: { sameKind($0.0, $0.1) }) else { return inlines }
         var result: [MarkupInline] = []
+        // The run's pieces are joined once, when it ends: joining as it grows would copy it each time.
+        var run: [String] = []
+        func flush() {
+            if run.count > 1, let last = result.last {
+                if case .code = last.intent { result[result.count - 1].intent = .code(run.joined()) } else { result[result.count - 1].intent = .text(run.joined()) }
+            }
+            run = []
+        }
         for inline in inlines {
-            if let last = result.last, sameKind(last, inline), let joined = joinable(last), let next = joinable(inline) {
-                if case .code = inline.intent {
-                    result[result.count - 1].intent = .code(joined + next)
-                } else {
-                    result[result.count - 1].intent = .text(joined + next)
-                }
+            if let last = result.last, sameKind(last, inline), let next = joinable(inline) {
+                run.append(next)
             } else {
+                flush()
                 result.append(inline)
+                if let text = joinable(inline) { run = [text] }
             }
         }
+        flush()
         return result
     }
 
