@@ -191,6 +191,12 @@ struct BlockWriter {
 
     /// The lines of one block's inlines, read back before they are kept (``InlineReadBack``).
     mutating func inlineLines(_ inlines: [MarkupInline], context: InlineWriter.Context) -> [String] {
+        var inlines = inlines
+        if let (withText, opening) = InlineWriter.withUnfenceableCodeAsText(inlines) {
+            losses.append(MarkupLoss("code holding a run of \(InlineWriter.longestCodeFence) or more backticks cannot be a code span in markdown and is written as text",
+                                     at: "the one starting \"\(opening)\""))
+            inlines = withText
+        }
         let written = InlineReadBack.checked(inlines, context: context) { InlineWriter.lines($0, context: context) }
         if written.htmlAsText {
             losses.append(MarkupLoss("raw HTML that would begin an HTML block at the start of a \(context.name) is written as text",
@@ -756,14 +762,46 @@ struct InlineWriter {
         delimiters.append(WrittenDelimiter(line: lines.count - 1, start: start, end: start + delimiter.utf8.count, opens: opens))
     }
 
-    mutating func writeCode(_ code: String) {
+    /// The longest backtick run cmark-gfm reads as a code span's fence; a longer run is text.
+    static let longestCodeFence = 80
+
+    /// The longest run of backticks in `code`.
+    ///
+    /// - Complexity: O(n) in the code's length.
+    static func longestBacktickRun(_ code: String) -> Int {
         var longest = 0
         var run = 0
-        for character in code {
-            run = character == "`" ? run + 1 : 0
+        for byte in code.utf8 {
+            run = byte == 0x60 ? run + 1 : 0
             longest = max(longest, run)
         }
-        let fence = String(repeating: "`", count: longest + 1)
+        return longest
+    }
+
+    /// `inlines` with every code span whose fence would have to be longer than
+    /// ``longestCodeFence`` replaced by a text of its code, at every depth, and the start of the
+    /// first such code; nil when there is none.
+    ///
+    /// - Complexity: O(n) in the inlines' size.
+    static func withUnfenceableCodeAsText(_ inlines: [MarkupInline]) -> ([MarkupInline], opening: Substring)? {
+        var opening: Substring?
+        func replaced(_ inlines: [MarkupInline]) -> [MarkupInline] {
+            inlines.map { inline in
+                var copy = inline
+                if case .code(let code) = inline.intent, longestBacktickRun(code) >= longestCodeFence {
+                    opening = opening ?? code.prefix(40)
+                    return MarkupInline(.text(code), range: inline.range)
+                }
+                copy.children = replaced(inline.children)
+                return copy
+            }
+        }
+        let result = replaced(inlines)
+        return opening.map { (result, $0) }
+    }
+
+    mutating func writeCode(_ code: String) {
+        let fence = String(repeating: "`", count: Self.longestBacktickRun(code) + 1)
         let needsPadding = code.first == "`" || code.last == "`"
             || (code.first == " " && code.last == " " && code.contains { $0 != " " })
         var body = needsPadding ? " " + code + " " : code

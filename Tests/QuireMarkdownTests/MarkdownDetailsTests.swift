@@ -167,6 +167,31 @@ import Testing
         #expect(try roundTrip(written).written == written)
     }
 
+    /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
+    /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
+    /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back
+    /// as text and backticks. Such code is written as text now, reported as a loss, and every
+    /// character stays visible; code with a shorter run keeps its span.
+    @Test(arguments: [78, 79, 80, 81, 200])
+    func codeWithALongBacktickRunIsWrittenAsText(run: Int) throws {
+        let code = "e" + String(repeating: "`", count: run) + "t"
+        let document = MarkupDocument(blocks: [MarkupBlock(.paragraph, inlines: [
+            MarkupInline(.text("a ")), MarkupInline(.code(code)), MarkupInline(.text(" b"))])])
+        let (written, losses) = try MarkdownFormat().serializeReportingLosses(document)
+        let reread = try converter.state(fromMarkdown: written)
+        let codeTexts = nodes(reread).filter { $0.textFormat.contains(.code) }.map(\.text)
+        if run < 80 {
+            #expect(losses.isEmpty)
+            #expect(codeTexts == [code])
+        } else {
+            #expect(losses.count == 1)
+            #expect(losses.first.map { "\($0)" }?.contains("80 or more backticks") == true)
+            #expect(codeTexts.isEmpty)
+        }
+        #expect(FlatString.render(reread) == "a " + code + " b")
+        #expect(try roundTrip(written).written == written)
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): in `-***clo*ck-docs*J` one star of the run of
     /// three is text. The writer escaped it (`\*`) and left a run of two, which the "multiple of
     /// 3" rule kept from pairing with the intraword closer after `clo`, so every star read back as
