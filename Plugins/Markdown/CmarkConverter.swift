@@ -100,7 +100,9 @@ struct CmarkConverter {
             appendBlock(current, depth: 0, to: &blocks)
             child = cmark_node_next(current)
         }
-        return MarkupDocument(blocks: blocks)
+        // A definition kept only for a reference in a definition cmark-gfm dropped would be
+        // dropped on the next reading: its blocks are kept where that reading puts them.
+        return MarkupDocument(blocks: FootnoteDefinitions.unwrappingUnwritten(blocks).blocks)
     }
 
     mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {

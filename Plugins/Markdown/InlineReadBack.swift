@@ -119,13 +119,8 @@ enum InlineReadBack {
     ///
     /// - Complexity: O(n) in the inlines' size.
     static func footnoteLabels(_ inlines: [MarkupInline]) -> [String] {
-        var labels: [String] = []
-        var pending = inlines
-        while let inline = pending.popLast() {
-            if case .footnoteReference(let label) = inline.intent, !labels.contains(label) { labels.append(label) }
-            pending.append(contentsOf: inline.children)
-        }
-        return labels
+        var seen = Set<String>()
+        return FootnoteDefinitions.labels(in: [MarkupBlock(.paragraph, inlines: inlines)]).references.filter { seen.insert($0).inserted }
     }
 
     /// The inlines cmark-gfm reads from `lines` where `context` puts them; nil when they are not

@@ -43,7 +43,9 @@ public struct MarkdownWriter: Sendable {
     /// - Complexity: as ``write(_:)``.
     public func writeReportingLosses(_ document: MarkupDocument) -> (text: String, losses: [MarkupLoss]) {
         var writer = BlockWriter()
-        writer.blocks(document.blocks, tight: false)
+        let (blocks, losses) = FootnoteDefinitions.unwrappingUnwritten(document.blocks)
+        writer.losses = losses
+        writer.blocks(blocks, tight: false)
         return (writer.output, writer.losses)
     }
 }

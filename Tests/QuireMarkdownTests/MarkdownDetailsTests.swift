@@ -167,6 +167,40 @@ import Testing
         #expect(try roundTrip(written).written == written)
     }
 
+    /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm drops a footnote definition that
+    /// no reference refers to, and a second definition of a label, and moves the others to the
+    /// end. A document whose last reference to a footnote is gone (an editor's, or cmark-gfm's
+    /// when the only reference sat in a dropped definition) lost that footnote's text on the next
+    /// reading. Such a definition is written as its blocks, before the definitions, with a loss.
+    @Test func footnoteDefinitionsMarkdownWouldDropAreWrittenAsTheirBlocks() throws {
+        func paragraph(_ text: String, _ more: MarkupInline...) -> MarkupBlock {
+            MarkupBlock(.paragraph, inlines: [MarkupInline(.text(text))] + more)
+        }
+        let document = MarkupDocument(blocks: [
+            paragraph("body", MarkupInline(.footnoteReference(label: "kept"))),
+            MarkupBlock(.footnoteDefinition(label: "kept"), children: [paragraph("kept note")]),
+            MarkupBlock(.footnoteDefinition(label: "orphan"), children: [paragraph("orphan note")]),
+            MarkupBlock(.footnoteDefinition(label: "KEPT"), children: [paragraph("second kept")]),
+        ])
+        let (written, losses) = try MarkdownFormat().serializeReportingLosses(document)
+        #expect(written == "body[^kept]\n\norphan note\n\nsecond kept\n\n[^kept]: kept note\n")
+        #expect(losses.count == 2)
+        #expect(losses.allSatisfy { "\($0)".contains("footnote definition") })
+        let reread = try converter.state(fromMarkdown: written)
+        #expect(FlatString.render(reread).filter { !$0.isWhitespace } == "body\u{FFFC}orphannotesecondkeptkeptnote", "\(FlatString.render(reread).debugDescription)")
+        #expect(try roundTrip(written).written == written)
+    }
+
+    /// The reader's side of the same: `[^a]` is referred to only from a definition cmark-gfm
+    /// drops, so cmark-gfm keeps it now but not after writing. It is read as its blocks.
+    @Test(arguments: ["x\n\n[^a]: )\n[^b]: [^a]\n", "[^footnote]:)\n[^1]:[^footnote]"])
+    func footnoteReferredToOnlyFromADroppedDefinitionIsReadAsItsBlocks(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        #expect(!nodes(first.state).contains { $0.type == "footnote" })
+        #expect(FlatString.render(first.state).contains(")"))
+        #expect(try roundTrip(first.written).written == first.written)
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
     /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
     /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back

@@ -1,0 +1,82 @@
+import QuireMarkup
+
+/// cmark-gfm drops a footnote definition that nothing refers to, and every definition of a label
+/// after its first; it moves the others to the document's end. Such a definition is kept as its
+/// blocks, placed before the definitions among its siblings: where the next reading puts them.
+/// The reader does this to what cmark-gfm keeps (a definition referred to only from a dropped
+/// one), the writer to any document (an editor's, whose last reference was deleted).
+struct FootnoteDefinitions {
+    /// The ``footnoteKey(_:)`` of every label the document refers to.
+    let referenced: Set<String>
+    /// The ``footnoteKey(_:)`` of every label kept as a definition so far.
+    var defined: Set<String> = []
+    var losses: [MarkupLoss] = []
+
+    /// `blocks` with every definition markdown would drop replaced by its blocks, and a loss for
+    /// each.
+    ///
+    /// - Complexity: O(n) in the blocks' size.
+    static func unwrappingUnwritten(_ blocks: [MarkupBlock]) -> (blocks: [MarkupBlock], losses: [MarkupLoss]) {
+        let (references, definitions) = labels(in: blocks)
+        let referenced = Set(references.map(footnoteKey))
+        let defined = definitions.map(footnoteKey)
+        // Most documents keep every definition: they are left as they are, not copied.
+        guard Set(defined).count < defined.count || !defined.allSatisfy(referenced.contains) else { return (blocks, []) }
+        var unwrapping = FootnoteDefinitions(referenced: referenced)
+        let result = unwrapping.unwrapping(blocks)
+        return (result, unwrapping.losses)
+    }
+
+    /// `blocks` with every definition that would be dropped replaced by its blocks, at every
+    /// depth, in document order.
+    mutating func unwrapping(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
+        var result: [MarkupBlock] = []
+        // Where blocks go to come before the definitions that precede them.
+        var beforeDefinitions = 0
+        for block in blocks {
+            var copy = block
+            copy.children = unwrapping(block.children)
+            guard case .footnoteDefinition(let label) = block.intent else {
+                result.append(copy)
+                beforeDefinitions = result.count
+                continue
+            }
+            let key = Self.footnoteKey(label)
+            if referenced.contains(key), defined.insert(key).inserted {
+                result.append(copy)
+                continue
+            }
+            losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
+                                     at: "the one labelled \"\(label.prefix(40))\""))
+            result.insert(contentsOf: copy.children, at: beforeDefinitions)
+            beforeDefinitions += copy.children.count
+        }
+        return result
+    }
+
+    /// The labels of the footnote references and of the footnote definitions in `blocks`, at
+    /// every depth.
+    ///
+    /// - Complexity: O(n) in the blocks' size.
+    static func labels(in blocks: [MarkupBlock]) -> (references: [String], definitions: [String]) {
+        var references: [String] = []
+        var definitions: [String] = []
+        var pendingBlocks = blocks
+        var pendingInlines: [MarkupInline] = []
+        while let block = pendingBlocks.popLast() {
+            if case .footnoteDefinition(let label) = block.intent { definitions.append(label) }
+            pendingBlocks.append(contentsOf: block.children)
+            pendingInlines.append(contentsOf: block.inlines)
+            while let inline = pendingInlines.popLast() {
+                if case .footnoteReference(let label) = inline.intent { references.append(label) }
+                pendingInlines.append(contentsOf: inline.children)
+            }
+        }
+        return (references, definitions)
+    }
+
+    /// A footnote label as cmark-gfm matches it: case-folded, its whitespace collapsed.
+    static func footnoteKey(_ label: String) -> String {
+        label.uppercased().lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+    }
+}
