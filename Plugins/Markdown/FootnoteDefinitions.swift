@@ -54,6 +54,22 @@ struct FootnoteDefinitions {
         return result
     }
 
+    /// `blocks` (a document's) with the definitions that end it written before the HTML block
+    /// in front of them. cmark-gfm moves every definition to the end, so a definition written
+    /// in the source before an HTML block that never ends (`<!--` never closed runs to the end of
+    /// the document) comes after that block; written there again it would be the block's text.
+    /// Written before it, it reads back where it was.
+    ///
+    /// - Complexity: O(n) in the number of blocks.
+    static func beforeTrailingHTML(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
+        let definitionsStart = blocks.lastIndex { if case .footnoteDefinition = $0.intent { false } else { true } }.map { $0 + 1 } ?? 0
+        guard definitionsStart > 0, definitionsStart < blocks.count, blocks[definitionsStart - 1].intent == .htmlBlock else { return blocks }
+        var reordered = blocks
+        let html = reordered.remove(at: definitionsStart - 1)
+        reordered.append(html)
+        return reordered
+    }
+
     /// The labels of the footnote references and of the footnote definitions in `blocks`, at
     /// every depth.
     ///

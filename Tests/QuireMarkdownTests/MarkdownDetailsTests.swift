@@ -201,6 +201,20 @@ import Testing
         #expect(try roundTrip(first.written).written == first.written)
     }
 
+    /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm moves footnote definitions to the
+    /// document's end, after an HTML block that never ends (`<!--` never closed); written there,
+    /// a definition became that block's text and its reference came back as `\[^a\]`. The
+    /// definitions that end a document are written before such a block.
+    @Test(arguments: ["[^other-note]\n[^other-note]:\n<!--", "x[^a] y[^b]\n\n[^a]: note\n\n[^b]:\n    > quote\n\n<?php\n\nmore\n"])
+    func footnoteDefinitionsAreWrittenBeforeAnHTMLBlockThatNeverEnds(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(FlatString.render(second.state) == FlatString.render(first.state), "\(first.written.debugDescription)")
+        #expect(second.written == first.written)
+        #expect(nodes(second.state).filter { $0.type == "footnote" }.count == nodes(first.state).filter { $0.type == "footnote" }.count)
+        #expect(nodes(second.state).contains { $0.type == "footnote-reference" })
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
     /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
     /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back
