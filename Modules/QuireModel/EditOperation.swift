@@ -180,17 +180,26 @@ extension TextSplice {
     public static func between(_ old: String, _ new: String) -> (offset: Int, deleted: String, inserted: String) {
         let oldUnits = Array(old.utf16)
         let newUnits = Array(new.utf16)
-        var prefix = 0
-        while prefix < oldUnits.count, prefix < newUnits.count, oldUnits[prefix] == newUnits[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < oldUnits.count - prefix, suffix < newUnits.count - prefix,
-              oldUnits[oldUnits.count - 1 - suffix] == newUnits[newUnits.count - 1 - suffix] { suffix += 1 }
-        func isTrail(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isTrailSurrogate(units[index]) }
-        func isLead(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isLeadSurrogate(units[index]) }
-        while prefix > 0, isTrail(oldUnits, prefix) || isTrail(newUnits, prefix) { prefix -= 1 }
-        while suffix > 0, isLead(oldUnits, oldUnits.count - suffix - 1) || isLead(newUnits, newUnits.count - suffix - 1) { suffix -= 1 }
+        let (prefix, suffix) = commonAffixes(oldUnits, newUnits)
         let deleted = String(decoding: oldUnits[prefix..<(oldUnits.count - suffix)], as: UTF16.self)
         let inserted = String(decoding: newUnits[prefix..<(newUnits.count - suffix)], as: UTF16.self)
         return (prefix, deleted, inserted)
+    }
+
+    /// The lengths of the longest common prefix and suffix of two UTF-16 texts, which do not
+    /// overlap and never end inside a surrogate pair: what stays when `old` becomes `new`.
+    ///
+    /// - Complexity: O(t) for the lengths of the texts.
+    public static func commonAffixes(_ old: [UInt16], _ new: [UInt16]) -> (prefix: Int, suffix: Int) {
+        var prefix = 0
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < old.count - prefix, suffix < new.count - prefix,
+              old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        func isTrail(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isTrailSurrogate(units[index]) }
+        func isLead(_ units: [UInt16], _ index: Int) -> Bool { index >= 0 && index < units.count && UTF16.isLeadSurrogate(units[index]) }
+        while prefix > 0, isTrail(old, prefix) || isTrail(new, prefix) { prefix -= 1 }
+        while suffix > 0, isLead(old, old.count - suffix - 1) || isLead(new, new.count - suffix - 1) { suffix -= 1 }
+        return (prefix, suffix)
     }
 }

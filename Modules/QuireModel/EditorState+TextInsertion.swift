@@ -15,27 +15,51 @@ extension EditorState {
     /// A paste of many paragraphs splits the block once and inserts the middle paragraphs as new
     /// blocks, so its cost is linear in what is pasted.
     public mutating func insertInput(_ input: String) throws(ModelError) {
-        var lines: [String] = [""]
-        for character in input {
-            switch character {
-            case "\n", "\r\n", "\r", "\u{2029}": lines.append("")
-            default: lines[lines.count - 1].append(character)
-            }
-        }
+        let lines = Self.inputLines(input)
         try insertLine(lines[0])
         guard lines.count > 1 else { return }
         try insertParagraph()
         // The caret is now at the start of the block that holds what followed it; the middle
-        // lines become paragraphs in front of that block.
+        // lines become paragraphs in front of that block, built as one batch.
         let selection = try requireSelection()
         let tail = block(containing: selection.anchor.key)
-        let template = pastedLineTemplate(before: tail)
-        for line in lines.dropFirst().dropLast() {
-            let paragraph = try createNode(type: template.type, fields: template.fields)
-            try insert(paragraph, before: tail)
-            try appendLine(line, to: paragraph, format: selection.format, style: selection.style)
+        if lines.count > 2, let parent = self[tail]?.parent {
+            let template = pastedLineTemplate(before: tail)
+            let textFields: JSONObject = ["format": .number(.integer(selection.format.rawValue)), "style": .string(selection.style)]
+            var batch = makeBatch()
+            var paragraphs: [NodeKey] = []
+            paragraphs.reserveCapacity(lines.count - 2)
+            for line in lines.dropFirst().dropLast() {
+                let paragraph = try batch.create(type: template.type, fields: template.fields)
+                try Self.appendLine(line, to: paragraph, in: &batch, fields: textFields)
+                paragraphs.append(paragraph)
+            }
+            try insert(batch, roots: paragraphs, under: parent, after: self[tail]?.previousSibling)
         }
         try insertLine(lines[lines.count - 1])
+    }
+
+    /// The lines of input: "\n", "\r\n", "\r" and U+2029 end one (a line may hold U+2028).
+    ///
+    /// - Complexity: O(n) in the input's length (its scalars, not its grapheme clusters).
+    static func inputLines(_ input: String) -> [String] {
+        var lines: [String] = []
+        let scalars = input.unicodeScalars
+        var start = scalars.startIndex
+        var index = start
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            guard scalar == "\n" || scalar == "\r" || scalar == "\u{2029}" else {
+                index = scalars.index(after: index)
+                continue
+            }
+            lines.append(String(scalars[start..<index]))
+            index = scalars.index(after: index)
+            if scalar == "\r", index < scalars.endIndex, scalars[index] == "\n" { index = scalars.index(after: index) }
+            start = index
+        }
+        lines.append(String(scalars[start..<scalars.endIndex]))
+        return lines
     }
 
     /// The block a pasted middle line becomes in front of `tail`: a paragraph, or, where the
@@ -65,12 +89,15 @@ extension EditorState {
         try insertText(pending)
     }
 
-    /// Fills an empty block with one line of input.
-    private mutating func appendLine(_ line: String, to block: NodeKey, format: TextFormat, style: String) throws(ModelError) {
-        let fields: JSONObject = ["format": .number(.integer(format.rawValue)), "style": .string(style)]
-        for (index, piece) in line.split(separator: "\u{2028}", omittingEmptySubsequences: false).enumerated() {
-            if index > 0 { try append(try createNode(type: .lineBreak), to: block) }
-            if !piece.isEmpty { try append(try createNode(type: .text, text: String(piece), fields: fields), to: block) }
+    /// Fills an empty block of `batch` with one line of input: text nodes with `fields`, and a
+    /// line break for each U+2028.
+    private static func appendLine(_ line: String, to block: NodeKey, in batch: inout NodeBatch, fields: JSONObject) throws(ModelError) {
+        let pieces = line.unicodeScalars.contains("\u{2028}")
+            ? line.unicodeScalars.split(separator: "\u{2028}", omittingEmptySubsequences: false).map { String($0) }
+            : [line]
+        for (index, piece) in pieces.enumerated() {
+            if index > 0 { try batch.append(try batch.create(type: .lineBreak), to: block) }
+            if !piece.isEmpty { try batch.append(try batch.create(type: .text, text: piece, fields: fields), to: block) }
         }
     }
 

@@ -296,44 +296,60 @@ public final class Reconciler {
         let oldRange = NSRange(location: region.lowerBound, length: region.count - pending.delta)
         let old = try Self.translate { try storage.attributedSubstring(in: oldRange) }
         let new = try render(region, in: next)
-        let newUnits = Array(new.string.utf16)
-        let oldAttributes = Self.unitAttributes(old)
-        let newAttributes = Self.unitAttributes(new)
+        let oldUnits = old.utf16
+        let newUnits = new.utf16
         // Characters first: the differing middle, kept off surrogate halves.
-        let characters = TextSplice.between(old.string, new.string)
-        let deleted = characters.deleted.utf16.count
-        let inserted = characters.inserted.utf16.count
+        let (prefix, suffix) = TextSplice.commonAffixes(oldUnits, newUnits)
+        let deleted = oldUnits.count - prefix - suffix
+        let inserted = newUnits.count - prefix - suffix
         if deleted > 0 || inserted > 0 {
-            let range = NSRange(location: region.lowerBound + characters.offset, length: deleted)
-            let replacement = Self.slice(new, units: newUnits, attributes: newAttributes, characters.offset..<(characters.offset + inserted))
+            let range = NSRange(location: region.lowerBound + prefix, length: deleted)
+            let replacement = try Self.translate { try new.slice(prefix..<(prefix + inserted)) }
             try Self.translate { try storage.replaceCharacters(in: range, with: replacement) }
             report.storageEdits += 1
-            report.record(range, characters.inserted)
+            if report.collectsTextEdits { report.record(range, replacement.string) }
         }
         // Then attributes of the characters that stayed, where they differ: before and after the
-        // middle, in new coordinates.
-        let suffixStart = characters.offset + inserted
-        for stretch in [0..<characters.offset, suffixStart..<newUnits.count] where !stretch.isEmpty {
+        // middle, in new coordinates, compared run by run.
+        let oldRuns = old.runs
+        let newRuns = new.runs
+        let suffixStart = prefix + inserted
+        for stretch in [0..<prefix, suffixStart..<newUnits.count] where !stretch.isEmpty {
             let shift = stretch.lowerBound >= suffixStart ? deleted - inserted : 0
-            var first: Int?
-            var last = 0
-            for offset in stretch where oldAttributes[offset + shift] != newAttributes[offset] {
-                if first == nil { first = offset }
-                last = offset
-            }
-            guard let first else { continue }
+            guard let differing = Self.differingAttributes(old: oldRuns, new: newRuns, over: stretch, shift: shift) else { continue }
             // Runs of the new attributes over the differing stretch.
-            var offset = first
-            while offset <= last {
-                var end = offset + 1
-                while end <= last, newAttributes[end] == newAttributes[offset] { end += 1 }
+            for run in newRuns {
+                let lower = max(run.range.location, differing.lowerBound)
+                let upper = min(NSMaxRange(run.range), differing.upperBound)
+                guard lower < upper else { continue }
                 try Self.translate {
-                    _ = try storage.setAttributes(newAttributes[offset], range: NSRange(location: region.lowerBound + offset, length: end - offset))
+                    _ = try storage.setAttributes(run.attributes, range: NSRange(location: region.lowerBound + lower, length: upper - lower))
                 }
                 report.storageEdits += 1
-                offset = end
             }
         }
+    }
+
+    /// The smallest range of `stretch` (new coordinates) outside of which the attributes of `new`
+    /// equal those of `old` at the same offset plus `shift`; nil when they are equal throughout.
+    ///
+    /// - Complexity: O(r) for r runs of both texts.
+    static func differingAttributes(old: [AttributeRun], new: [AttributeRun], over stretch: Range<Int>, shift: Int) -> Range<Int>? {
+        // The segments of `stretch` where both sides keep one run each, in order.
+        var segments: [(range: Range<Int>, differs: Bool)] = []
+        var oldIndex = 0
+        var newIndex = 0
+        var offset = stretch.lowerBound
+        while offset < stretch.upperBound {
+            while newIndex < new.count, NSMaxRange(new[newIndex].range) <= offset { newIndex += 1 }
+            while oldIndex < old.count, NSMaxRange(old[oldIndex].range) <= offset + shift { oldIndex += 1 }
+            guard newIndex < new.count, oldIndex < old.count else { break }
+            let end = min(stretch.upperBound, NSMaxRange(new[newIndex].range), NSMaxRange(old[oldIndex].range) - shift)
+            segments.append((offset..<end, new[newIndex].attributes != old[oldIndex].attributes))
+            offset = end
+        }
+        guard let first = segments.first(where: \.differs), let last = segments.last(where: \.differs) else { return nil }
+        return first.range.lowerBound..<last.range.upperBound
     }
 
     /// The attributed flat string of `range` of the (new) index.
@@ -346,28 +362,14 @@ public final class Reconciler {
             let piece = Self.parts(of: node, in: state, theme: theme, inherited: inherited)[Int(entry.part.rawValue)]
             let from = max(range.lowerBound, entry.location) - entry.location
             let to = min(range.upperBound, entry.location + entry.length) - entry.location
-            let units = Array(piece.text.utf16)
-            builder.append(Piece(text: String(decoding: units[from..<to], as: UTF16.self), attributes: piece.attributes))
+            if from == 0 && to == entry.length {
+                builder.append(piece)
+            } else {
+                let units = Array(piece.text.utf16)
+                builder.append(Piece(text: String(decoding: units[from..<to], as: UTF16.self), attributes: piece.attributes))
+            }
         }
         return builder.build()
-    }
-
-    /// Part of an attributed text, from its units and per-unit attributes.
-    private static func slice(_ text: AttributedText, units: [UInt16], attributes: [Attributes], _ range: Range<Int>) -> AttributedText {
-        var builder = RunBuilder()
-        var start = range.lowerBound
-        while start < range.upperBound {
-            var end = start + 1
-            while end < range.upperBound, attributes[end] == attributes[start] { end += 1 }
-            builder.append(Piece(text: String(decoding: units[start..<end], as: UTF16.self), attributes: attributes[start]))
-            start = end
-        }
-        return builder.build()
-    }
-
-    /// Each UTF-16 unit's attributes.
-    private static func unitAttributes(_ text: AttributedText) -> [Attributes] {
-        text.runs.flatMap { run in repeatElement(run.attributes, count: run.range.length) }
     }
 
     /// The common-prefix-and-suffix edit that turns `old` into `new`, in UTF-16 units.

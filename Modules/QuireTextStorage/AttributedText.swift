@@ -54,6 +54,36 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
         self.runLengths = RunElement.normalize(runs)
     }
 
+    /// The UTF-16 units of the text.
+    ///
+    /// - Complexity: O(1).
+    public var utf16: [UInt16] { units }
+
+    /// The part of the text in the UTF-16 `range`, with its runs.
+    ///
+    /// - Throws: `TextStorageError.rangeOutOfBounds` for a range outside the text,
+    ///   `.splitsSurrogatePair` for a bound inside a surrogate pair.
+    /// - Complexity: O(k + r) for k units in the range and r runs.
+    public func slice(_ range: Range<Int>) throws(TextStorageError) -> AttributedText {
+        guard range.lowerBound >= 0, range.upperBound <= units.count else {
+            throw .rangeOutOfBounds(range: NSRange(location: range.lowerBound, length: range.count), length: units.count)
+        }
+        for bound in [range.lowerBound, range.upperBound] where bound > 0 && bound < units.count
+            && UTF16.isLeadSurrogate(units[bound - 1]) && UTF16.isTrailSurrogate(units[bound]) {
+            throw .splitsSurrogatePair(offset: bound)
+        }
+        var sliced: [RunElement] = []
+        var start = 0
+        for run in runLengths {
+            let end = start + run.length
+            let overlap = min(end, range.upperBound) - max(start, range.lowerBound)
+            if overlap > 0 { sliced.append(RunElement(length: overlap, attributes: run.attributes)) }
+            if end >= range.upperBound { break }
+            start = end
+        }
+        return AttributedText(units: Array(units[range]), runs: sliced)
+    }
+
     /// The runs with their ranges.
     ///
     /// - Complexity: O(r) for r runs.

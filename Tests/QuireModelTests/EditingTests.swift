@@ -27,6 +27,23 @@ import Testing
         #expect(state.selection?.anchor == .text(try firstText(state, block: 1), 16))
     }
 
+    /// Every line ending a text view sends starts a paragraph ("\r\n" one, not two); U+2028 is
+    /// a line break inside one, in the first, middle and last lines alike.
+    @Test(arguments: [
+        ("a\nb\r\nc\rd\u{2029}e", "a\nb\nc\nd\ne", 5),
+        ("x\u{2028}y\nm\u{2028}\u{2028}n\nz\u{2028}", "x\ny\nm\n\nn\nz\n", 3),
+        ("\n\n\n", "\n\n\n", 4),
+        ("e\u{301}\nq\r\n\r\nw", "e\u{301}\nq\n\nw", 4),
+    ])
+    func pastedLinesBecomeParagraphs(input: String, rendered: String, paragraphs: Int) throws {
+        var state = try Self.emptyDocument()
+        try state.insertInput(input)
+        #expect(FlatString.render(state) == rendered)
+        #expect(state.root.childCount == paragraphs)
+        let last = try #require(state.root.lastChild)
+        #expect(state.selection.map { state.block(containing: $0.anchor.key) } == last)
+    }
+
     @Test func deletingAcrossParagraphsMergesThem() throws {
         var state = try Self.emptyDocument()
         try state.insertInput("Hello world\nhere's para 2")
