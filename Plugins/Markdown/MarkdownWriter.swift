@@ -257,7 +257,13 @@ struct BlockWriter {
             if index > 0 && !tight { line("") }
             var marker = ordered ? String(start + index) + mark : mark
             let indent = String(repeating: " ", count: marker.count + 1)
-            if case .listItem(let checked?) = item.intent { marker += checked ? " [x]" : " [ ]" }
+            if case .listItem(let checked?) = item.intent {
+                marker += checked ? " [x]" : " [ ]"
+                // cmark-gfm reads `[ ]` as a task's box only where the item's marker begins its
+                // line: `- - [ ] a` is a bullet with the text "[ ] a". An outer container that
+                // has not written its first line yet writes it alone.
+                if prefixes.contains(where: \.isFirstPending) { line("") }
+            }
             within(first: marker + " ", rest: indent) { $0.blocks(item.children, tight: tight) }
         }
         return mark

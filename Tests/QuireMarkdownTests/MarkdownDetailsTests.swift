@@ -215,6 +215,21 @@ import Testing
         #expect(nodes(second.state).contains { $0.type == "footnote-reference" })
     }
 
+    /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads `[ ]` as a task's box only
+    /// where the item's marker begins its line, so a task list written on its outer item's first
+    /// line (`- - [ ] z`) came back as a bullet with the text "[ ] z". The outer item's marker
+    /// is written alone on its line then.
+    @Test(arguments: ["-\n  - [ ] ", "- foo\n-\n  - [x] z\n", "1.\n   - [ ] a\n   - [x] b\n", "- [ ] \n  - [x] y\n"])
+    func aTaskListFirstInAnItemStartsItsOwnLine(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(second.written == first.written)
+        let tasks = { (state: EditorState) in self.nodes(state).filter { $0.type == "listitem" }.compactMap { $0.fields["checked"] }.filter { $0 != .null } }
+        #expect(!tasks(first.state).isEmpty)
+        #expect(tasks(second.state) == tasks(first.state), "\(first.written.debugDescription)")
+        #expect(!first.written.contains("- - [") && !first.written.contains(". - ["))
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
     /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
     /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back
