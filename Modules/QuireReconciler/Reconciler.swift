@@ -145,7 +145,7 @@ public final class Reconciler {
         }
         // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
         var inserted = Set<NodeKey>()
-        for key in changes.created.union(changes.moved) where next.isAttached(key) && !index.contains(key) {
+        for key in changes.created.union(changes.moved) where !index.contains(key) && next.isAttached(key) {
             try insertWithEarlierSiblings(key, in: next, pending: &pending, inserted: &inserted, report: &report)
         }
         // 3. Nodes that stayed: compare each part.
@@ -426,26 +426,37 @@ public final class Reconciler {
         ]
     }
 
+    /// The index subtree of `key`: its parts' lengths and its children's subtrees.
+    ///
+    /// - Complexity: O(s) for s nodes in the subtree.
     static func subtree(_ key: NodeKey, in state: EditorState) -> PositionIndex<NodeKey>.Subtree {
-        // Iterative post-order so that deep documents cannot overflow the stack.
-        var results: [NodeKey: PositionIndex<NodeKey>.Subtree] = [:]
-        var stack: [(NodeKey, Bool)] = [(key, false)]
-        while let (current, expanded) = stack.popLast() {
-            guard let node = state[current] else { continue }
-            if expanded {
-                let children = state.children(of: current).compactMap { results.removeValue(forKey: $0.key) }
-                let lengths = PositionIndex<NodeKey>.Lengths(
-                    preamble: FlatString.preamble(of: node, in: state).utf16.count,
-                    content: FlatString.content(of: node).utf16.count,
-                    postamble: FlatString.postamble(of: node, in: state).utf16.count
-                )
-                results[current] = PositionIndex<NodeKey>.Subtree(key: current, lengths: lengths, children: children)
-            } else {
-                stack.append((current, true))
-                for child in state.children(of: current) { stack.append((child.key, false)) }
-            }
+        // Iterative, so that deep documents cannot overflow the stack: each frame collects its
+        // children's subtrees as they complete, in sibling order.
+        struct Frame {
+            var node: Node
+            var children: [PositionIndex<NodeKey>.Subtree] = []
+            var nextChild: NodeKey?
         }
-        return results[key] ?? PositionIndex<NodeKey>.Subtree(key: key, lengths: .init())
+        guard let top = state[key] else { return PositionIndex<NodeKey>.Subtree(key: key, lengths: .init()) }
+        var stack = [Frame(node: top, nextChild: top.firstChild)]
+        while true {
+            let last = stack.count - 1
+            if let childKey = stack[last].nextChild {
+                guard let child = state[childKey] else { stack[last].nextChild = nil; continue }
+                stack[last].nextChild = child.nextSibling
+                stack.append(Frame(node: child, nextChild: child.firstChild))
+                continue
+            }
+            let frame = stack.removeLast()
+            let lengths = PositionIndex<NodeKey>.Lengths(
+                preamble: FlatString.preamble(of: frame.node, in: state).utf16.count,
+                content: FlatString.content(of: frame.node).utf16.count,
+                postamble: FlatString.postamble(of: frame.node, in: state).utf16.count
+            )
+            let subtree = PositionIndex<NodeKey>.Subtree(key: frame.node.key, lengths: lengths, children: frame.children)
+            if stack.isEmpty { return subtree }
+            stack[stack.count - 1].children.append(subtree)
+        }
     }
 
     static func appendSubtree(_ key: NodeKey, in state: EditorState, theme: Theme, to builder: inout RunBuilder) {
