@@ -17,39 +17,51 @@ struct FootnoteDefinitions {
     ///
     /// - Complexity: O(n) in the blocks' size.
     static func unwrappingUnwritten(_ blocks: [MarkupBlock]) -> (blocks: [MarkupBlock], losses: [MarkupLoss]) {
+        // Most documents have no footnotes: their blocks are looked at, never their inlines.
+        guard containsDefinition(blocks) else { return (blocks, []) }
         let (references, definitions) = labels(in: blocks)
         let referenced = Set(references.map(footnoteKey))
         let defined = definitions.map(footnoteKey)
         // Most documents keep every definition: they are left as they are, not copied.
         guard Set(defined).count < defined.count || !defined.allSatisfy(referenced.contains) else { return (blocks, []) }
         var unwrapping = FootnoteDefinitions(referenced: referenced)
-        let result = unwrapping.unwrapping(blocks)
+        let result = unwrapping.unwrapping(blocks) ?? blocks
         return (result, unwrapping.losses)
     }
 
     /// `blocks` with every definition that would be dropped replaced by its blocks, at every
-    /// depth, in document order.
-    mutating func unwrapping(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
-        var result: [MarkupBlock] = []
+    /// depth, in document order; nil when none is.
+    mutating func unwrapping(_ blocks: [MarkupBlock]) -> [MarkupBlock]? {
+        var result: [MarkupBlock]?
         // Where blocks go to come before the definitions that precede them.
         var beforeDefinitions = 0
-        for block in blocks {
+        for (index, block) in blocks.enumerated() {
             var copy = block
-            copy.children = unwrapping(block.children)
-            guard case .footnoteDefinition(let label) = block.intent else {
-                result.append(copy)
-                beforeDefinitions = result.count
+            let children = unwrapping(block.children)
+            if let children { copy.children = children }
+            let isKept: Bool
+            if case .footnoteDefinition(let label) = block.intent {
+                let key = Self.footnoteKey(label)
+                isKept = referenced.contains(key) && defined.insert(key).inserted
+                if !isKept {
+                    losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
+                                             at: "the one labelled \"\(label.prefix(40))\""))
+                }
+            } else {
+                isKept = true
+            }
+            if result == nil, children != nil || !isKept { result = Array(blocks[..<index]) }
+            guard result != nil else {
+                if case .footnoteDefinition = block.intent {} else { beforeDefinitions = index + 1 }
                 continue
             }
-            let key = Self.footnoteKey(label)
-            if referenced.contains(key), defined.insert(key).inserted {
-                result.append(copy)
-                continue
+            if case .footnoteDefinition = block.intent, !isKept {
+                result!.insert(contentsOf: copy.children, at: beforeDefinitions)
+                beforeDefinitions += copy.children.count
+            } else {
+                result!.append(copy)
+                if case .footnoteDefinition = block.intent {} else { beforeDefinitions = result!.count }
             }
-            losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
-                                     at: "the one labelled \"\(label.prefix(40))\""))
-            result.insert(contentsOf: copy.children, at: beforeDefinitions)
-            beforeDefinitions += copy.children.count
         }
         return result
     }
@@ -70,6 +82,16 @@ struct FootnoteDefinitions {
         return reordered
     }
 
+    /// Whether a footnote definition is among `blocks`, at any depth.
+    ///
+    /// - Complexity: O(b) for b blocks.
+    static func containsDefinition(_ blocks: [MarkupBlock]) -> Bool {
+        blocks.contains { block in
+            if case .footnoteDefinition = block.intent { return true }
+            return containsDefinition(block.children)
+        }
+    }
+
     /// The labels of the footnote references and of the footnote definitions in `blocks`, at
     /// every depth.
     ///
@@ -77,17 +99,20 @@ struct FootnoteDefinitions {
     static func labels(in blocks: [MarkupBlock]) -> (references: [String], definitions: [String]) {
         var references: [String] = []
         var definitions: [String] = []
-        var pendingBlocks = blocks
         var pendingInlines: [MarkupInline] = []
-        while let block = pendingBlocks.popLast() {
-            if case .footnoteDefinition(let label) = block.intent { definitions.append(label) }
-            pendingBlocks.append(contentsOf: block.children)
-            pendingInlines.append(contentsOf: block.inlines)
-            while let inline = pendingInlines.popLast() {
-                if case .footnoteReference(let label) = inline.intent { references.append(label) }
-                pendingInlines.append(contentsOf: inline.children)
+        // Blocks nest no deeper than the writer recurses; inlines are walked with a stack.
+        func collect(_ blocks: [MarkupBlock]) {
+            for block in blocks {
+                if case .footnoteDefinition(let label) = block.intent { definitions.append(label) }
+                pendingInlines.append(contentsOf: block.inlines)
+                while let inline = pendingInlines.popLast() {
+                    if case .footnoteReference(let label) = inline.intent { references.append(label) }
+                    pendingInlines.append(contentsOf: inline.children)
+                }
+                collect(block.children)
             }
         }
+        collect(blocks)
         return (references, definitions)
     }
 

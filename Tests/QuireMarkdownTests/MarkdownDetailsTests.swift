@@ -189,6 +189,15 @@ import Testing
         let reread = try converter.state(fromMarkdown: written)
         #expect(FlatString.render(reread).filter { !$0.isWhitespace } == "body\u{FFFC}orphannotesecondkeptkeptnote", "\(FlatString.render(reread).debugDescription)")
         #expect(try roundTrip(written).written == written)
+
+        // One nested in a container (an editor may put it anywhere) stays in its container.
+        let nested = MarkupDocument(blocks: [
+            paragraph("a"),
+            MarkupBlock(.blockQuote, children: [paragraph("q"), MarkupBlock(.footnoteDefinition(label: "n"), children: [paragraph("inside")])]),
+        ])
+        let (nestedWritten, nestedLosses) = try MarkdownFormat().serializeReportingLosses(nested)
+        #expect(nestedWritten == "a\n\n> q\n>\n> inside\n")
+        #expect(nestedLosses.count == 1)
     }
 
     /// The reader's side of the same: `[^a]` is referred to only from a definition cmark-gfm
