@@ -87,7 +87,7 @@ public struct EditorState: Sendable {
         return recording ?? []
     }
 
-    private mutating func record(_ operation: EditOperation) {
+    mutating func record(_ operation: EditOperation) {
         if recording != nil { recording!.append(operation) }
     }
 

@@ -283,18 +283,13 @@ extension EditorState {
             next = parentNode.firstChild
         }
         nextKeyValue = linked.firstKey + linked.nodes.count
+        // What a replay does: create every node (the roots detached, as they are still), then
+        // insert the roots in order. The roots are new and `parent` is not, so no cycle can
+        // form, and each root's child rule was checked above.
         if isRecordingOperations {
-            for node in linked.nodes { storeCreated(node) }
-            var previous = after
-            for key in roots {
-                let parentNow = nodes[parent]!
-                let before = previous.map { nodes[$0]!.nextSibling } ?? parentNow.firstChild
-                try insertLinking(key, parent: parentNow, after: previous, before: before)
-                previous = key
-            }
-            return
+            for node in linked.nodes { record(.createNode(node)) }
         }
-        // Unrecorded: link the roots in the batch, then store everything in one pass.
+        // Link the roots in the batch, then store everything in one pass.
         var updatedParent = parentNode
         var previous = after
         for key in roots {
@@ -316,8 +311,15 @@ extension EditorState {
             updatedParent.childCount += roots.count
             nodes[parent] = updatedParent
         }
-        let tracking = nodeCount > 1
+        let tracking = isRecordingOperations || nodeCount > 1
         nodes.storeAll(linked.takeNodes(), tracking: tracking)
+        if isRecordingOperations {
+            var previous = after
+            for key in roots {
+                record(.insertNode(key, parent: parent, after: previous))
+                previous = key
+            }
+        }
     }
 
     /// Replaces the fields of the root (an importer reading a document's root), unrecorded.

@@ -264,9 +264,28 @@ struct BlockWriter {
                 // has not written its first line yet writes it alone.
                 if prefixes.contains(where: \.isFirstPending) { line("") }
             }
+            let itemStart = output.utf8.count
             within(first: marker + " ", rest: indent) { $0.blocks(item.children, tight: tight) }
+            if case .listItem(false) = item.intent, case .paragraph? = item.children.first?.intent {
+                movingContentOffTheMarkerLine(from: itemStart, marker: marker + " ", indent: indent)
+            }
         }
         return mark
+    }
+
+    /// cmark-gfm checks a task item whose first line holds `[x]` or `[X]` anywhere (`- [ ] a
+    /// `[x]``: its code, or raw HTML, cannot escape it). The line of such an unchecked item,
+    /// written from `start` of the output, keeps only the marker; its content goes on the next
+    /// line, which the item's paragraph continues.
+    mutating func movingContentOffTheMarkerLine(from start: Int, marker: String, indent: String) {
+        let lineStart = output.utf8.index(output.utf8.startIndex, offsetBy: start)
+        guard let lineEnd = output[lineStart...].firstIndex(of: "\n") else { return }
+        let outer = prefixes.map(\.rest).joined()
+        let line = output[lineStart..<lineEnd]
+        guard line.hasPrefix(outer + marker) else { return }
+        let content = line.dropFirst(outer.count + marker.count)
+        guard content.contains("[x]") || content.contains("[X]") else { return }
+        output.replaceSubrange(lineStart..<lineEnd, with: outer + marker + "\n" + outer + indent + content)
     }
 
     // MARK: Code

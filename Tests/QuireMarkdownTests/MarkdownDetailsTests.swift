@@ -239,6 +239,19 @@ import Testing
         #expect(!first.written.contains("- - [") && !first.written.contains(". - ["))
     }
 
+    /// MarkdownFuzz (issue 20): cmark-gfm checks a task item whose first line holds `[x]` or
+    /// `[X]` anywhere, so `- [ ] `[X]`` came back checked. Text escapes its brackets; code and raw
+    /// HTML cannot, so such an unchecked item's content starts on the next line.
+    @Test(arguments: ["- [ ] `\n[X]`", "- [ ] \n  `[X]` b\n", "1. [ ] \n   a <span>[x]</span>\n   - [ ] \n     `[x]`\n"])
+    func anUncheckedTaskWithABoxInItsCodeStaysUnchecked(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(second.written == first.written, "\(first.written.debugDescription)")
+        let checked = { (state: EditorState) in self.nodes(state).filter { $0.type == "listitem" }.map { $0.fields["checked"] } }
+        #expect(checked(second.state) == checked(first.state))
+        #expect(checked(first.state).contains(.bool(false)))
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
     /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
     /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back
