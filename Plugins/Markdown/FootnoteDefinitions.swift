@@ -33,37 +33,36 @@ struct FootnoteDefinitions {
     /// depth, in document order; nil when none is.
     mutating func unwrapping(_ blocks: [MarkupBlock]) -> [MarkupBlock]? {
         var result: [MarkupBlock]?
-        // Where blocks go to come before the definitions that precede them.
-        var beforeDefinitions = 0
+        // The kept definitions since the last other block: an unwrapped definition's blocks go
+        // before them.
+        var keptDefinitions: [MarkupBlock] = []
         for (index, block) in blocks.enumerated() {
             var copy = block
             let children = unwrapping(block.children)
             if let children { copy.children = children }
-            let isKept: Bool
-            if case .footnoteDefinition(let label) = block.intent {
-                let key = Self.footnoteKey(label)
-                isKept = referenced.contains(key) && defined.insert(key).inserted
-                if !isKept {
-                    losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
-                                             at: "the one labelled \"\(label.prefix(40))\""))
+            guard case .footnoteDefinition(let label) = block.intent else {
+                if result != nil {
+                    result!.append(contentsOf: keptDefinitions)
+                    result!.append(copy)
+                } else if children != nil {
+                    result = Array(blocks[..<index]) + [copy]
                 }
-            } else {
-                isKept = true
-            }
-            if result == nil, children != nil || !isKept { result = Array(blocks[..<index]) }
-            guard result != nil else {
-                if case .footnoteDefinition = block.intent {} else { beforeDefinitions = index + 1 }
+                keptDefinitions.removeAll()
                 continue
             }
-            if case .footnoteDefinition = block.intent, !isKept {
-                result!.insert(contentsOf: copy.children, at: beforeDefinitions)
-                beforeDefinitions += copy.children.count
-            } else {
-                result!.append(copy)
-                if case .footnoteDefinition = block.intent {} else { beforeDefinitions = result!.count }
+            let key = Self.footnoteKey(label)
+            if referenced.contains(key) && defined.insert(key).inserted {
+                if result == nil, children != nil { result = Array(blocks[..<(index - keptDefinitions.count)]) }
+                keptDefinitions.append(copy)
+                continue
             }
+            losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
+                                     at: "the one labelled \"\(label.prefix(40))\""))
+            if result == nil { result = Array(blocks[..<(index - keptDefinitions.count)]) }
+            result!.append(contentsOf: copy.children)
         }
-        return result
+        guard result != nil else { return nil }
+        return result! + keptDefinitions
     }
 
     /// `blocks` (a document's) with the definitions that end it written before the HTML block

@@ -190,6 +190,18 @@ import Testing
         #expect(FlatString.render(reread).filter { !$0.isWhitespace } == "body\u{FFFC}orphannotesecondkeptkeptnote", "\(FlatString.render(reread).debugDescription)")
         #expect(try roundTrip(written).written == written)
 
+        // Among other blocks, each goes right after the last block before it that is not a
+        // definition.
+        let interleaved = MarkupDocument(blocks: [
+            paragraph("p1", MarkupInline(.footnoteReference(label: "a")), MarkupInline(.footnoteReference(label: "b"))),
+            MarkupBlock(.footnoteDefinition(label: "a"), children: [paragraph("an")]),
+            MarkupBlock(.footnoteDefinition(label: "x"), children: [paragraph("xc")]),
+            paragraph("p2"),
+            MarkupBlock(.footnoteDefinition(label: "y"), children: [paragraph("yc")]),
+            MarkupBlock(.footnoteDefinition(label: "b"), children: [paragraph("bn")]),
+        ])
+        #expect(try MarkdownFormat().serializeReportingLosses(interleaved).text == "p1[^a][^b]\n\nxc\n\n[^a]: an\n\np2\n\nyc\n\n[^b]: bn\n")
+
         // One nested in a container (an editor may put it anywhere) stays in its container.
         let nested = MarkupDocument(blocks: [
             paragraph("a"),
