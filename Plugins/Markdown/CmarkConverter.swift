@@ -27,6 +27,10 @@ struct CmarkConverter {
     /// of the source, so that looking for links' texts stays linear in the document's size
     /// whatever the links (once it runs out, a link not where its position says is `[text](url)`).
     private var autolinkSearchBudget: Int
+    /// While a task item's first paragraph is converted: its first line, and how many columns
+    /// late cmark-gfm places the inlines of its later lines (the box and the spaces after it:
+    /// the tasklist extension moves the paragraph's start past them, and later lines with it).
+    private var taskLineShift: (line: Int32, columns: Int32)?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -49,9 +53,14 @@ struct CmarkConverter {
     func range(_ node: CmarkNode) -> SourceRange? {
         let startLine = cmark_node_get_start_line(node)
         guard startLine > 0 else { return nil }
+        let endLine = cmark_node_get_end_line(node)
+        func shift(_ line: Int32) -> Int32 {
+            guard let taskLineShift, line > taskLineShift.line else { return 0 }
+            return taskLineShift.columns
+        }
         return SourceRange(
-            start: position(line: startLine, column: cmark_node_get_start_column(node)),
-            end: position(line: cmark_node_get_end_line(node), column: cmark_node_get_end_column(node))
+            start: position(line: startLine, column: cmark_node_get_start_column(node) - shift(startLine)),
+            end: position(line: endLine, column: cmark_node_get_end_column(node) - shift(endLine))
         )
     }
 
@@ -150,6 +159,12 @@ struct CmarkConverter {
         let range = self.range(node)
         switch cmark_node_get_type(node) {
         case CMARK_NODE_PARAGRAPH:
+            if let item = cmark_node_parent(node), typeString(item) == "tasklist", cmark_node_first_child(item) == node {
+                let contentColumn = cmark_node_get_start_column(item) + Int32(Self.fields(item).as.list.padding)
+                let columns = cmark_node_get_start_column(node) - contentColumn
+                if columns > 0 { taskLineShift = (cmark_node_get_start_line(node), columns) }
+            }
+            defer { taskLineShift = nil }
             return MarkupBlock(.paragraph, inlines: inlineContent(node, range: range), range: range)
         case CMARK_NODE_HEADING:
             var details = JSONObject()
