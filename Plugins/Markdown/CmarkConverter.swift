@@ -111,7 +111,8 @@ struct CmarkConverter {
         }
         // A definition kept only for a reference in a definition cmark-gfm dropped would be
         // dropped on the next reading: its blocks are kept where that reading puts them.
-        return MarkupDocument(blocks: FootnoteDefinitions.unwrappingUnwritten(blocks).blocks)
+        // And definitions come in the order the next reading gives them.
+        return MarkupDocument(blocks: FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks))
     }
 
     mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {
@@ -440,6 +441,13 @@ struct CmarkConverter {
         let bareShaped = text.hasPrefix("www.") || text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("ftp://")
             || (isEmail && text.contains("@"))
         guard let reported = (children[0].range ?? range)?.start.byteOffset else { return bareShaped ? "bare" : nil }
+        // A link whose reported range starts with `[` right before its text's and ends with `)` is
+        // `[text](url)`, its text written with escapes; the search below would find the text's
+        // spelling elsewhere (in a `<…>` link after it).
+        if let range, range.start.byteOffset + 1 == reported, byte(at: range.start.byteOffset) == UInt8(ascii: "["),
+           byte(at: range.end.byteOffset) == UInt8(ascii: ")") {
+            return nil
+        }
         let spelled = Array(text.utf8)
         guard let first = spelled.first else { return nil }
         func spells(at offset: Int) -> Bool {

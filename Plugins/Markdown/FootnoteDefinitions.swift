@@ -65,6 +65,66 @@ struct FootnoteDefinitions {
         return result! + keptDefinitions
     }
 
+    /// `blocks` (a document's) with the definitions that end it in the order cmark-gfm gives
+    /// them when it reads them written at the end: by first reference, the document's other
+    /// blocks read first, then each definition's content as it is reached. cmark-gfm orders by
+    /// the first reference in the source, where a definition may stand before the references
+    /// of the text; in that order, written at the end, they would come back in another.
+    ///
+    /// - Complexity: O(n) in the size of the blocks.
+    static func inReadingOrder(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
+        let definitionsStart = blocks.lastIndex { if case .footnoteDefinition = $0.intent { false } else { true } }.map { $0 + 1 } ?? 0
+        guard blocks.count - definitionsStart > 1 else { return blocks }
+        var remaining: [String: Int] = [:]
+        for index in definitionsStart..<blocks.count {
+            if case .footnoteDefinition(let label) = blocks[index].intent, remaining[footnoteKey(label)] == nil {
+                remaining[footnoteKey(label)] = index
+            }
+        }
+        var ordered: [MarkupBlock] = []
+        var queue = orderedReferences(in: blocks[..<definitionsStart])
+        var next = 0
+        var unreached = definitionsStart
+        while ordered.count < blocks.count - definitionsStart {
+            let index: Int
+            if next < queue.count {
+                guard let found = remaining.removeValue(forKey: footnoteKey(queue[next])) else { next += 1; continue }
+                next += 1
+                index = found
+            } else {
+                // A definition no reference reaches (one only itself refers to) comes in its turn.
+                while unreached < blocks.count, case .footnoteDefinition(let label) = blocks[unreached].intent,
+                      remaining[footnoteKey(label)] == nil { unreached += 1 }
+                // (Two definitions of one label: the pass that unwraps the second has not run.)
+                guard unreached < blocks.count, case .footnoteDefinition(let label) = blocks[unreached].intent else { break }
+                remaining[footnoteKey(label)] = nil
+                index = unreached
+            }
+            ordered.append(blocks[index])
+            queue += orderedReferences(in: blocks[index...index])
+        }
+        guard ordered.count == blocks.count - definitionsStart else { return blocks }
+        return Array(blocks[..<definitionsStart]) + ordered
+    }
+
+    /// The labels of the footnote references in `blocks`, in document order.
+    static func orderedReferences(in blocks: ArraySlice<MarkupBlock>) -> [String] {
+        var labels: [String] = []
+        var pending: [MarkupInline] = []
+        func collect(_ blocks: some Sequence<MarkupBlock>) {
+            for block in blocks {
+                pending.append(contentsOf: block.inlines.reversed())
+                while let inline = pending.popLast() {
+                    if case .footnoteReference(let label) = inline.intent { labels.append(label) }
+                    pending.append(contentsOf: inline.children.reversed())
+                }
+                collect(block.children)
+            }
+        }
+        collect(blocks)
+        return labels
+    }
+
     /// `blocks` (a document's) with the definitions that end it written before the HTML block
     /// in front of them. cmark-gfm moves every definition to the end, so a definition written
     /// in the source before an HTML block that never ends (`<!--` never closed runs to the end of

@@ -45,7 +45,7 @@ public struct MarkdownWriter: Sendable {
         var writer = BlockWriter()
         let (blocks, losses) = FootnoteDefinitions.unwrappingUnwritten(document.blocks)
         writer.losses = losses
-        writer.blocks(FootnoteDefinitions.beforeTrailingHTML(blocks), tight: false)
+        writer.blocks(FootnoteDefinitions.beforeTrailingHTML(FootnoteDefinitions.inReadingOrder(blocks)), tight: false)
         return (writer.output, writer.losses)
     }
 }
