@@ -27,10 +27,12 @@ struct CmarkConverter {
     /// of the source, so that looking for links' texts stays linear in the document's size
     /// whatever the links (once it runs out, a link not where its position says is `[text](url)`).
     private var autolinkSearchBudget: Int
-    /// While a task item's first paragraph is converted: its first line, and how many columns
-    /// late cmark-gfm places the inlines of its later lines (the box and the spaces after it:
-    /// the tasklist extension moves the paragraph's start past them, and later lines with it).
-    private var taskLineShift: (line: Int32, columns: Int32)?
+    /// While the first paragraph of a task item or a footnote definition is converted: its first
+    /// line and column. cmark-gfm places an inline of a later line as if that line's text began
+    /// at this column (the tasklist extension moves the paragraph's start past the box, a
+    /// definition's starts after its label), so its true column is the reported one minus this
+    /// one plus the column where the line's text begins.
+    private var laterLinesBase: (line: Int32, column: Int32)?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -54,13 +56,15 @@ struct CmarkConverter {
         let startLine = cmark_node_get_start_line(node)
         guard startLine > 0 else { return nil }
         let endLine = cmark_node_get_end_line(node)
-        func shift(_ line: Int32) -> Int32 {
-            guard let taskLineShift, line > taskLineShift.line else { return 0 }
-            return taskLineShift.columns
+        func column(_ reported: Int32, line: Int32) -> Int32 {
+            guard let laterLinesBase, line > laterLinesBase.line, Int(line) - 1 < lineStarts.count else { return reported }
+            var textStart = lineStarts[Int(line) - 1]
+            while let byte = byte(at: textStart), byte == 0x20 || byte == 0x09 { textStart += 1 }
+            return reported - laterLinesBase.column + Int32(textStart - lineStarts[Int(line) - 1] + 1)
         }
         return SourceRange(
-            start: position(line: startLine, column: cmark_node_get_start_column(node) - shift(startLine)),
-            end: position(line: endLine, column: cmark_node_get_end_column(node) - shift(endLine))
+            start: position(line: startLine, column: column(cmark_node_get_start_column(node), line: startLine)),
+            end: position(line: endLine, column: column(cmark_node_get_end_column(node), line: endLine))
         )
     }
 
@@ -93,6 +97,17 @@ struct CmarkConverter {
             fields = definition.pointee
         }
         return Self.string(fields.as.literal)
+    }
+
+    /// Whether `node` is inside a block quote, whose markers begin its lines (where the text of
+    /// a line begins is then not simply after its spaces).
+    func isInBlockQuote(_ node: CmarkNode) -> Bool {
+        var current = cmark_node_parent(node)
+        while let ancestor = current {
+            if cmark_node_get_type(ancestor) == CMARK_NODE_BLOCK_QUOTE { return true }
+            current = cmark_node_parent(ancestor)
+        }
+        return false
     }
 
     /// The source byte at `offset`, or nil outside the source.
@@ -160,12 +175,12 @@ struct CmarkConverter {
         let range = self.range(node)
         switch cmark_node_get_type(node) {
         case CMARK_NODE_PARAGRAPH:
-            if let item = cmark_node_parent(node), typeString(item) == "tasklist", cmark_node_first_child(item) == node {
-                let contentColumn = cmark_node_get_start_column(item) + Int32(Self.fields(item).as.list.padding)
-                let columns = cmark_node_get_start_column(node) - contentColumn
-                if columns > 0 { taskLineShift = (cmark_node_get_start_line(node), columns) }
+            if let parent = cmark_node_parent(node), cmark_node_first_child(parent) == node,
+               typeString(parent) == "tasklist" || cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION,
+               !isInBlockQuote(parent) {
+                laterLinesBase = (cmark_node_get_start_line(node), cmark_node_get_start_column(node))
             }
-            defer { taskLineShift = nil }
+            defer { laterLinesBase = nil }
             return MarkupBlock(.paragraph, inlines: inlineContent(node, range: range), range: range)
         case CMARK_NODE_HEADING:
             var details = JSONObject()
@@ -425,7 +440,8 @@ struct CmarkConverter {
     /// cmark's positions can be off: a `<…>` link is placed one container indentation early
     /// (its text is not), a `www.` link one byte early, inlines after a backslash hard break or
     /// on a paragraph's indented continuation lines early by the indentation cmark took off, and
-    /// on a footnote definition's later lines late by its label. So the link's text is looked
+    /// on a footnote definition's later lines late by its label (``range(_:)`` corrects the last
+    /// for a definition's and a task item's first paragraph). So the link's text is looked
     /// for nearest to where its position says, within ``autolinkSearchWindow`` bytes either side:
     /// `<`, the text and `>` there is `<…>`, the text after a `[` or as a destination after `](`
     /// is `[text](url)`, the text otherwise is bare. A link whose text is not found is

@@ -267,13 +267,16 @@ import Testing
         #expect(checked(first.state).contains(.bool(false)))
     }
 
-    /// MarkdownFuzz (issue 20): in a task item's first paragraph cmark-gfm places the inlines of
+    /// MarkdownFuzz (issue 20): in a task item's (and a footnote definition's) first paragraph cmark-gfm places the inlines of
     /// later lines late by the box and its spaces, so the delimiter of `_!_` was looked for in the
     /// wrong bytes: `*!*\_\_` read as `_`, and the paragraph alternated between the two. The
     /// reader takes the box off those lines' positions; `_` spans and autolinks there keep their
     /// spelling.
     @Test(arguments: ["- [x] o\n_!___", "- [x]   o\n  _a_ b\n", "1. [ ] o\n   __a__ b\n   x _c_ *d*\n",
-                      "- a\n  - [x] o\n    _b_ <http://x.y> www.z.com\n"])
+                      "- a\n  - [x] o\n    _b_ <http://x.y> www.z.com\n", "- [ ] o\n  _!_ x\n",
+                      // A footnote definition's first paragraph is placed the same way (after its
+                      // label): a 30-minute MarkdownFuzz finding at df67018.
+                      "[^other-note]\n[^other-note]:.\n__\u{FFFD}_]_____", "[^a]\n\n[^a]: x\n    _b_ <http://q.r> www.s.com\n"])
     func inlinesOnATaskItemsLaterLinesKeepTheirSpelling(markdown: String) throws {
         let first = try roundTrip(markdown)
         let second = try roundTrip(first.written)
