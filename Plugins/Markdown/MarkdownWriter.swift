@@ -265,7 +265,13 @@ struct BlockWriter {
                 if prefixes.contains(where: \.isFirstPending) { line("") }
             }
             let itemStart = output.utf8.count
-            within(first: marker + " ", rest: indent) { $0.blocks(item.children, tight: tight) }
+            within(first: marker + " ", rest: indent) { writer in
+                // After a task's box the rest of the line is its paragraph's text: a quote, a
+                // heading, a list or a fence there would be text. Other first blocks start on
+                // the next line.
+                if case .listItem(_?) = item.intent, let first = item.children.first, first.intent != .paragraph { writer.line("") }
+                writer.blocks(item.children, tight: tight)
+            }
             if case .listItem(false) = item.intent, case .paragraph? = item.children.first?.intent {
                 movingContentOffTheMarkerLine(from: itemStart, marker: marker + " ", indent: indent)
             }

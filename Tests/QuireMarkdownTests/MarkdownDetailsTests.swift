@@ -243,7 +243,11 @@ import Testing
     /// where the item's marker begins its line, so a task list written on its outer item's first
     /// line (`- - [ ] z`) came back as a bullet with the text "[ ] z". The outer item's marker
     /// is written alone on its line then.
-    @Test(arguments: ["-\n  - [ ] ", "- foo\n-\n  - [x] z\n", "1.\n   - [ ] a\n   - [x] b\n", "- [ ] \n  - [x] y\n"])
+    /// After a task's box the rest of the line is its paragraph's text, so a task item whose
+    /// first block is a quote, a heading, a list or a fence starts it on the next line (CI's
+    /// MarkdownFuzz at 9b6c3b2: `- [ ] > B` came back as text).
+    @Test(arguments: ["-\n  - [ ] ", "- foo\n-\n  - [x] z\n", "1.\n   - [ ] a\n   - [x] b\n", "- [ ] \n  - [x] y\n",
+                      "- [ ] \n  > q\n", "- [x] \n  # h\n- [ ] \n  ```\n  c\n  ```\n"])
     func aTaskListFirstInAnItemStartsItsOwnLine(markdown: String) throws {
         let first = try roundTrip(markdown)
         let second = try roundTrip(first.written)
