@@ -393,8 +393,11 @@ struct InlineWriter {
         var writer = InlineWriter(context: context)
         writer.write(inlines, isLast: true)
         writer.endLine()
+        // A run of `#` ending an ATX heading is its closing sequence only where a space or a tab
+        // (or nothing) is before it: `# a #` reads "a", `# http://e#` keeps its `#` (escaped,
+        // it would join the bare link before it).
         if context == .heading || context == .headingOneLine, var last = writer.lines.last, last.hasSuffix("#"),
-           !last.dropLast().hasSuffix("\\") {
+           !last.dropLast().hasSuffix("\\"), [nil, " ", "\t"].contains(last.reversed().drop { $0 == "#" }.first) {
             last.removeLast()
             last += "\\#"
             writer.lines[writer.lines.count - 1] = last
