@@ -73,7 +73,7 @@ struct FootnoteDefinitions {
     ///
     /// - Complexity: O(n) in the size of the blocks.
     static func inReadingOrder(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
-        let definitionsStart = blocks.lastIndex { if case .footnoteDefinition = $0.intent { false } else { true } }.map { $0 + 1 } ?? 0
+        let definitionsStart = trailingDefinitionsStart(blocks)
         guard blocks.count - definitionsStart > 1 else { return blocks }
         var remaining: [String: Int] = [:]
         for index in definitionsStart..<blocks.count {
@@ -82,7 +82,7 @@ struct FootnoteDefinitions {
             }
         }
         var ordered: [MarkupBlock] = []
-        var queue = orderedReferences(in: blocks[..<definitionsStart])
+        var queue = labels(in: blocks[..<definitionsStart]).references
         var next = 0
         var unreached = definitionsStart
         while ordered.count < blocks.count - definitionsStart {
@@ -101,28 +101,10 @@ struct FootnoteDefinitions {
                 index = unreached
             }
             ordered.append(blocks[index])
-            queue += orderedReferences(in: blocks[index...index])
+            queue += labels(in: blocks[index...index]).references
         }
         guard ordered.count == blocks.count - definitionsStart else { return blocks }
         return Array(blocks[..<definitionsStart]) + ordered
-    }
-
-    /// The labels of the footnote references in `blocks`, in document order.
-    static func orderedReferences(in blocks: ArraySlice<MarkupBlock>) -> [String] {
-        var labels: [String] = []
-        var pending: [MarkupInline] = []
-        func collect(_ blocks: some Sequence<MarkupBlock>) {
-            for block in blocks {
-                pending.append(contentsOf: block.inlines.reversed())
-                while let inline = pending.popLast() {
-                    if case .footnoteReference(let label) = inline.intent { labels.append(label) }
-                    pending.append(contentsOf: inline.children.reversed())
-                }
-                collect(block.children)
-            }
-        }
-        collect(blocks)
-        return labels
     }
 
     /// `blocks` (a document's) with the definitions that end it written before the HTML block
@@ -133,12 +115,17 @@ struct FootnoteDefinitions {
     ///
     /// - Complexity: O(n) in the number of blocks.
     static func beforeTrailingHTML(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
-        let definitionsStart = blocks.lastIndex { if case .footnoteDefinition = $0.intent { false } else { true } }.map { $0 + 1 } ?? 0
+        let definitionsStart = trailingDefinitionsStart(blocks)
         guard definitionsStart > 0, definitionsStart < blocks.count, blocks[definitionsStart - 1].intent == .htmlBlock else { return blocks }
         var reordered = blocks
         let html = reordered.remove(at: definitionsStart - 1)
         reordered.append(html)
         return reordered
+    }
+
+    /// Where the run of definitions that ends `blocks` starts (`blocks.count` when none does).
+    static func trailingDefinitionsStart(_ blocks: [MarkupBlock]) -> Int {
+        blocks.lastIndex { if case .footnoteDefinition = $0.intent { false } else { true } }.map { $0 + 1 } ?? 0
     }
 
     /// Whether a footnote definition is among `blocks`, at any depth.
@@ -152,21 +139,21 @@ struct FootnoteDefinitions {
     }
 
     /// The labels of the footnote references and of the footnote definitions in `blocks`, at
-    /// every depth.
+    /// every depth, in document order.
     ///
     /// - Complexity: O(n) in the blocks' size.
-    static func labels(in blocks: [MarkupBlock]) -> (references: [String], definitions: [String]) {
+    static func labels(in blocks: some Collection<MarkupBlock>) -> (references: [String], definitions: [String]) {
         var references: [String] = []
         var definitions: [String] = []
         var pendingInlines: [MarkupInline] = []
         // Blocks nest no deeper than the writer recurses; inlines are walked with a stack.
-        func collect(_ blocks: [MarkupBlock]) {
+        func collect(_ blocks: some Collection<MarkupBlock>) {
             for block in blocks {
                 if case .footnoteDefinition(let label) = block.intent { definitions.append(label) }
-                pendingInlines.append(contentsOf: block.inlines)
+                pendingInlines.append(contentsOf: block.inlines.reversed())
                 while let inline = pendingInlines.popLast() {
                     if case .footnoteReference(let label) = inline.intent { references.append(label) }
-                    pendingInlines.append(contentsOf: inline.children)
+                    pendingInlines.append(contentsOf: inline.children.reversed())
                 }
                 collect(block.children)
             }
