@@ -199,6 +199,10 @@ struct BlockWriter {
                                      at: "the one starting \"\(opening)\""))
             inlines = withText
         }
+        if let html = InlineWriter.htmlIndentingALaterLine(inlines) {
+            losses.append(MarkupLoss("whitespace starting a later line of raw HTML cannot be kept: markdown reads a paragraph's later lines without it",
+                                     at: "the HTML starting \"\(html.prefix(40))\""))
+        }
         let written = InlineReadBack.checked(inlines, context: context) { InlineWriter.lines($0, context: context) }
         if written.htmlAsText {
             losses.append(MarkupLoss("raw HTML that would begin an HTML block at the start of a \(context.name) is written as text",
@@ -492,6 +496,28 @@ struct InlineWriter {
 
     var currentLineIsEmpty: Bool { lines[lines.count - 1].isEmpty }
 
+    /// Whether a paragraph's later line starting with `line` might begin a block instead of
+    /// continuing the paragraph: a heading, quote, list item, thematic break, setext underline,
+    /// fence, HTML block, table delimiter row or footnote definition starts with one of these
+    /// characters (a superset: a line that merely might is indented, which costs nothing).
+    static func mayBeginABlock(_ line: Substring) -> Bool {
+        guard let first = line.utf8.first else { return false }
+        return isDigit(first) || Array("#>-+*=_`~<|:[".utf8).contains(first)
+    }
+
+    /// The first raw HTML among `inlines` (their children included) that has whitespace at the
+    /// start of a later line: only a lazy continuation line (`> a<b c="` then ` ">` without the
+    /// `>`) keeps it, and the writer writes no such line.
+    ///
+    /// - Complexity: O(n) in the inlines' size.
+    static func htmlIndentingALaterLine(_ inlines: [MarkupInline]) -> String? {
+        for inline in inlines {
+            if case .html(let html) = inline.intent, html.contains("\n ") || html.contains("\n\t") { return html }
+            if let html = htmlIndentingALaterLine(inline.children) { return html }
+        }
+        return nil
+    }
+
     /// `inlines` with neighbouring texts joined, and neighbouring code spans: what a text escapes
     /// at a line's start (`1)` followed by a space) or before a character can span two text
     /// nodes of one line, and two code spans side by side would make one run of backticks of
@@ -560,9 +586,19 @@ struct InlineWriter {
                         startsWithHTML = true
                     }
                 }
+                // The HTML's own later lines that could begin a block are indented four spaces
+                // for the same reason: a line such as `\t```">` (read as ```` ```"> ````) would
+                // open a code block. A paragraph's later line loses its leading whitespace when it
+                // is read, so whitespace the HTML has there cannot be kept (``MarkdownWriter``
+                // reports it).
                 for (number, part) in html.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     if number > 0 {
                         lines.append("")
+                        if context == .paragraph || context == .heading {
+                            let content = part.drop { $0 == " " || $0 == "\t" }
+                            append((Self.mayBeginABlock(content) ? "    " : "") + String(content))
+                            continue
+                        }
                     }
                     append(inCell(String(part)))
                 }
