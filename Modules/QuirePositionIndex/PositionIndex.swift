@@ -1,3 +1,5 @@
+import QuireAlgorithms
+
 /// Where the flat-string lengths of a document's nodes live: Quire's replacement for Lexical iOS's
 /// RangeCache.
 ///
@@ -32,7 +34,16 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         /// UTF-16 length of the part.
         public let length: Int
 
+        @inlinable
+        init(key: Key, part: Part, location: Int, length: Int) {
+            self.key = key
+            self.part = part
+            self.location = location
+            self.length = length
+        }
+
         /// The part's range in the flat string.
+        @inlinable
         public var range: Range<Int> { location..<(location + length) }
     }
 
@@ -80,9 +91,10 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    private var storage: TreapStorage<Key>
+    @usableFromInline var storage: TreapStorage<Key>
 
     /// An empty index.
+    @inlinable
     public init() {
         storage = TreapStorage(seed: 0x5EED_1DE7)
     }
@@ -91,9 +103,12 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Throws: `PositionIndexError.duplicateKey` if a key appears twice.
     /// - Complexity: O(n) for n nodes.
+    @inlinable
     public init(document: Subtree) throws(PositionIndexError) {
         self.init()
-        storage.insert(try flatten(document), after: nil)
+        var parts = FlatParts<Key>()
+        flatten(document, into: &parts)
+        try storage.insert(parts, after: nil)
     }
 
     // MARK: Queries
@@ -101,21 +116,25 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// The total length of the flat string.
     ///
     /// - Complexity: O(1).
+    @inlinable
     public var totalLength: Int { storage.totalLength }
 
     /// The number of nodes in the index.
     ///
     /// - Complexity: O(1).
+    @inlinable
     public var nodeCount: Int { storage.handles.count }
 
     /// Whether `key` has entries.
     ///
     /// - Complexity: O(1) on average.
+    @inlinable
     public func contains(_ key: Key) -> Bool { storage.handles[key] != nil }
 
     /// The lengths of `key`'s parts.
     ///
     /// - Complexity: O(1) on average.
+    @inlinable
     public func lengths(of key: Key) throws(PositionIndexError) -> Lengths {
         let handles = try storage.handlesOf(key)
         return Lengths(
@@ -128,6 +147,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// The location where `key`'s `part` starts.
     ///
     /// - Complexity: O(log n).
+    @inlinable
     public func location(of key: Key, part: Part) throws(PositionIndexError) -> Int {
         let handles = try storage.handlesOf(key)
         return storage.location(of: handles[part])
@@ -137,6 +157,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// descendants included.
     ///
     /// - Complexity: O(log n).
+    @inlinable
     public func range(of key: Key) throws(PositionIndexError) -> Range<Int> {
         let handles = try storage.handlesOf(key)
         let start = storage.location(of: handles.preamble)
@@ -148,6 +169,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// postamble.
     ///
     /// - Complexity: O(log n).
+    @inlinable
     public func childrenRange(of key: Key) throws(PositionIndexError) -> Range<Int> {
         let handles = try storage.handlesOf(key)
         let start = storage.location(of: handles.content) + storage.length(at: handles.content)
@@ -160,6 +182,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Throws: `PositionIndexError.locationOutOfBounds` when `location` is not in 0...totalLength.
     /// - Complexity: O(log n + k) for k entries returned.
+    @inlinable
     public func entries(touching location: Int) throws(PositionIndexError) -> [Entry] {
         guard location >= 0, location <= totalLength else {
             throw .locationOutOfBounds(location, length: totalLength)
@@ -178,6 +201,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// pieces of a selection or an edit. For an empty range, the entries touching its location.
     ///
     /// - Complexity: O(log n + k) for k entries returned.
+    @inlinable
     public func entries(overlapping range: Range<Int>) throws(PositionIndexError) -> [Entry] {
         guard range.lowerBound >= 0, range.upperBound <= totalLength else {
             throw .rangeOutOfBounds(range, length: totalLength)
@@ -198,6 +222,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// All entries in document order, for invariant checks and debugging.
     ///
     /// - Complexity: O(n).
+    @inlinable
     public var allEntries: [Entry] {
         var result: [Entry] = []
         result.reserveCapacity(storage.treap.liveCount)
@@ -214,6 +239,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// Sets the length of one part of a node.
     ///
     /// - Complexity: O(log n).
+    @inlinable
     public mutating func setLength(_ length: Int, of key: Key, part: Part) throws(PositionIndexError) {
         guard length >= 0 else { throw .negativeLength(length) }
         let handles = try storage.handlesOf(key)
@@ -225,6 +251,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
     /// - Complexity: O(s + log n) for a subtree of s nodes.
+    @inlinable
     public mutating func insert(_ subtree: Subtree, at point: InsertionPoint) throws(PositionIndexError) {
         try insert([subtree], at: point)
     }
@@ -233,6 +260,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
     /// - Complexity: O(s + log n) for s nodes in all.
+    @inlinable
     public mutating func insert(_ subtrees: [Subtree], at point: InsertionPoint) throws(PositionIndexError) {
         guard !subtrees.isEmpty else { return }
         let slot: Int32?
@@ -245,16 +273,16 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
             slot = try storage.handlesOf(parent).content
         }
         var parts = FlatParts<Key>()
-        var seen = Set<Key>()
-        for subtree in subtrees { parts.append(contentsOf: try flatten(subtree, seen: &seen)) }
+        for subtree in subtrees { flatten(subtree, into: &parts) }
         makeUnique()
-        storage.insert(parts, after: slot)
+        try storage.insert(parts, after: slot)
     }
 
     /// Removes a node and everything between its preamble and postamble (its descendants).
     /// Returns the removed keys in document order.
     ///
     /// - Complexity: O(s + log n) for a subtree of s nodes.
+    @inlinable
     @discardableResult
     public mutating func remove(_ key: Key) throws(PositionIndexError) -> [Key] {
         let handles = try storage.handlesOf(key)
@@ -262,36 +290,33 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         return storage.removeRange(from: handles.preamble, through: handles.postamble)
     }
 
-    private func flatten(_ subtree: Subtree) throws(PositionIndexError) -> FlatParts<Key> {
-        var seen = Set<Key>()
-        return try flatten(subtree, seen: &seen)
-    }
-
-    private func flatten(_ subtree: Subtree, seen: inout Set<Key>) throws(PositionIndexError) -> FlatParts<Key> {
-        var parts = FlatParts<Key>()
+    /// Appends `subtree`'s parts in document order; keys are checked when they are stored.
+    ///
+    /// - Complexity: O(s) for s nodes.
+    @inlinable
+    func flatten(_ subtree: Subtree, into parts: inout FlatParts<Key>) {
         // Iterative, so that a deep document cannot overflow the stack.
         var stack: [FlattenStep] = [.open(subtree)]
         while let step = stack.popLast() {
             switch step {
             case .open(let node):
-                guard seen.insert(node.key).inserted, storage.handles[node.key] == nil else { throw .duplicateKey(String(describing: node.key)) }
-                parts.append(node.key, .preamble, node.lengths.preamble)
-                parts.append(node.key, .content, node.lengths.content)
-                stack.append(.close(node.key, node.lengths.postamble))
+                let number = parts.open(node.key, preamble: node.lengths.preamble, content: node.lengths.content)
+                stack.append(.close(number, node.key, node.lengths.postamble))
                 for child in node.children.reversed() { stack.append(.open(child)) }
-            case .close(let key, let length):
-                parts.append(key, .postamble, length)
+            case .close(let number, let key, let length):
+                parts.close(number, key, postamble: length)
             }
         }
-        return parts
     }
 
-    private enum FlattenStep {
+    @usableFromInline
+    enum FlattenStep {
         case open(Subtree)
-        case close(Key, Int)
+        case close(Int, Key, Int)
     }
 
-    private mutating func makeUnique() {
+    @inlinable
+    mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
 }

@@ -54,6 +54,13 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
         self.runLengths = RunElement.normalize(runs)
     }
 
+    /// Text whose string is already at hand (decoding UTF-16 is the slow part of making one).
+    init(string: String, units: [UInt16], runs: [RunElement]) {
+        self.units = units
+        self.string = string
+        self.runLengths = RunElement.normalize(runs)
+    }
+
     /// The UTF-16 units of the text.
     ///
     /// - Complexity: O(1).
@@ -81,7 +88,12 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
             if end >= range.upperBound { break }
             start = end
         }
-        return AttributedText(units: Array(units[range]), runs: sliced)
+        // The string is cut out of `string` (a copy of its UTF-8 bytes; both bounds fall between
+        // scalars, checked above) rather than decoded again from the units.
+        let view = string.utf16
+        let lower = view.index(view.startIndex, offsetBy: range.lowerBound)
+        let upper = view.index(lower, offsetBy: range.count)
+        return AttributedText(string: String(string.unicodeScalars[lower..<upper]), units: Array(units[range]), runs: sliced)
     }
 
     /// The runs with their ranges.
@@ -97,7 +109,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
 
     /// The text with every run's attributes replaced by `attributes`.
     public func settingAttributes(_ attributes: Attributes) -> AttributedText {
-        AttributedText(units: units, runs: [RunElement(length: units.count, attributes: attributes)])
+        AttributedText(string: string, units: units, runs: [RunElement(length: units.count, attributes: attributes)])
     }
 
     /// Equal text and equal runs.

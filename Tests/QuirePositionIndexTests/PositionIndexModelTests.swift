@@ -151,6 +151,29 @@ struct NaiveIndex {
         #expect(try index.entries(touching: 51).map { "\($0.key)\($0.part)" } == ["4postamble", "6preamble", "6content", "6postamble"])
     }
 
+    /// A batch is refused at its first key already present (or repeated in it) after its parts
+    /// were placed: everything placed is taken back, the key that was present keeps its parts,
+    /// and the slots given back serve the next insert.
+    @Test func aRefusedBatchIsTakenBackWhole() throws {
+        var index = try Index(document: .init(key: 0, lengths: .init(), children: [.init(key: 1, lengths: .init(content: 3))]))
+        let before = index.allEntries
+        let batch: [Index.Subtree] = [.init(key: 10, lengths: .init(content: 2)), .init(key: 11, lengths: .init(content: 4), children: [.init(key: 1, lengths: .init(content: 9))])]
+        #expect(throws: PositionIndexError.duplicateKey("1")) { try index.insert(batch, at: .after(1)) }
+        #expect(throws: PositionIndexError.duplicateKey("12")) {
+            try index.insert([.init(key: 12, lengths: .init(content: 1)), .init(key: 13, lengths: .init()), .init(key: 12, lengths: .init())], at: .start)
+        }
+        #expect(index.allEntries == before)
+        #expect(!index.contains(10) && !index.contains(11) && !index.contains(12) && !index.contains(13))
+        #expect(try index.lengths(of: 1) == .init(content: 3))
+        try index.insert([.init(key: 10, lengths: .init(content: 2)), .init(key: 11, lengths: .init(content: 4), children: [.init(key: 14, lengths: .init(content: 5))])], at: .after(1))
+        try index.insert(.init(key: 15, lengths: .init(preamble: 1, content: 6)), at: .start)
+        #expect(index.nodeCount == 6)
+        #expect(index.totalLength == 21)
+        #expect(try index.range(of: 11) == 12..<21)
+        #expect(try index.location(of: 14, part: .content) == 16)
+        #expect(index.allEntries.map(\.key) == [15, 15, 15, 0, 0, 1, 1, 1, 10, 10, 10, 11, 11, 14, 14, 14, 11, 0])
+    }
+
     @Test func badRequestsThrowAndChangeNothing() throws {
         var index = try Index(document: .init(key: 0, lengths: .init(), children: [.init(key: 1, lengths: .init(content: 3))]))
         let before = index.allEntries

@@ -96,23 +96,31 @@ if wants("keystroke") {
     print(String(format: "\nQuire p50 growth from 1k to 100k paragraphs: %.2f×", p50s[100_000]! / p50s[1_000]!))
 }
 
-// Paste of 2,000 paragraphs, into an empty editor and into the middle of a 10k-paragraph one.
+// Paste of 2,000 paragraphs, into an empty editor and into the middle of a 10k-paragraph one:
+// the median of several pastes, each into a fresh editor (QUIRE_BENCH_PASTE_RUNS, default 5; a
+// large count makes a profile of the paste alone).
 let pasted = Array(repeating: sentence, count: 2_000).joined(separator: "\n")
+let pasteRuns = max(1, Int(ProcessInfo.processInfo.environment["QUIRE_BENCH_PASTE_RUNS"] ?? "") ?? 5)
 var pasteRows: [[String]] = []
 for paragraphs in wants("paste") ? [1, 10_000] : [] {
-    let editor = try Editor(state: document(paragraphs: paragraphs), storage: TextStorage())
-    let middle = editor.storage!.length / 2
-    let seconds = try Bench.time { try editor.replaceCharacters(in: middle..<middle, with: pasted) }
-    let full = Bench.time { _ = Reconciler.render(editor.state) }
-    var stateOnly = document(paragraphs: paragraphs)
-    try stateOnly.select(.text(stateOnly[stateOnly.child(at: paragraphs / 2, of: .root)!]!.firstChild!, 3))
-    let modelSeconds = try Bench.time { try stateOnly.insertInput(pasted) }
-    let headless = try Editor(state: document(paragraphs: paragraphs))
-    let headlessSeconds = try Bench.time { try headless.replaceCharacters(in: middle..<middle, with: pasted) }
-    pasteRows.append(["\(paragraphs)", Bench.format(seconds), Bench.format(modelSeconds), Bench.format(headlessSeconds), Bench.format(full), "6.4 s / 0.88 s"])
+    let source = document(paragraphs: paragraphs)
+    var withStorage: [Double] = [], stateAlone: [Double] = [], headlessTimes: [Double] = [], fullTimes: [Double] = []
+    for _ in 0..<pasteRuns {
+        let editor = try Editor(state: source, storage: TextStorage())
+        let middle = editor.storage!.length / 2
+        withStorage.append(try Bench.time { try editor.replaceCharacters(in: middle..<middle, with: pasted) })
+        fullTimes.append(Bench.time { _ = Reconciler.render(editor.state) })
+        var stateOnly = source
+        try stateOnly.select(.text(stateOnly[stateOnly.child(at: paragraphs / 2, of: .root)!]!.firstChild!, 3))
+        stateAlone.append(try Bench.time { try stateOnly.insertInput(pasted) })
+        let headless = try Editor(state: source)
+        headlessTimes.append(try Bench.time { try headless.replaceCharacters(in: middle..<middle, with: pasted) })
+    }
+    let median = { (times: [Double]) in Bench.format(Bench.percentile(times, 0.5)) }
+    pasteRows.append(["\(paragraphs)", median(withStorage), median(stateAlone), median(headlessTimes), median(fullTimes), "6.4 s / 0.88 s"])
 }
 print("")
-if wants("paste") { Bench.table(["paste 2,000 paragraphs into a document of", "Quire editor (state + reconcile + storage)", "state edit alone", "headless editor (no storage)", "full render of the result (for scale)", "lexical-ios main / best fork (DESIGN.md)"], pasteRows) }
+if wants("paste") { Bench.table(["paste 2,000 paragraphs into a document of (median of \(pasteRuns))", "Quire editor (state + reconcile + storage)", "state edit alone", "headless editor (no storage)", "full render of the result (for scale)", "lexical-ios main / best fork (DESIGN.md)"], pasteRows) }
 
 // Index memory per node: resident growth while building the index of a 100k-paragraph state.
 if wants("memory") {
