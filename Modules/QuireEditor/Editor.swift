@@ -231,9 +231,13 @@ public final class Editor {
             // Stage 1: transforms, per node in key order, then per batch.
             var batches: [NodeType: [NodeKey]] = [:]
             for key in toVisit.sorted() {
-                guard let node = next[key], next.isAttached(key) else { continue }
-                if batchTransforms[node.type] != nil { batches[node.type, default: []].append(key) }
-                for transform in transforms[node.type] ?? [] where next[key] != nil {
+                // Most written nodes have no transform: their attachment is not looked up.
+                guard let node = next[key] else { continue }
+                let hasBatchTransform = batchTransforms[node.type] != nil
+                let nodeTransforms = transforms[node.type] ?? []
+                guard hasBatchTransform || !nodeTransforms.isEmpty, next.isAttached(key) else { continue }
+                if hasBatchTransform { batches[node.type, default: []].append(key) }
+                for transform in nodeTransforms where next[key] != nil {
                     do { try transform.body(&next, key) } catch { throw EditorError(error) }
                 }
             }
@@ -252,14 +256,13 @@ public final class Editor {
             for key in toVisit.union(next.dirtyNodes).sorted() {
                 guard let node = next[key], node.role == .text || node.role == .element(inline: true) else { continue }
                 var parent = node.parent
-                while let element = parent, let parentNode = next[element], next.isAttached(element) {
-                    if normalizedParents.insert(element).inserted {
-                        do {
-                            try next.joinEqualInlineElements(in: element)
-                            try next.normalizeTextChildren(of: element)
-                        } catch {
-                            throw EditorError.model(error)
-                        }
+                // An element seen before had its inline ancestors walked then too.
+                while let element = parent, normalizedParents.insert(element).inserted, let parentNode = next[element], next.isAttached(element) {
+                    do {
+                        try next.joinEqualInlineElements(in: element)
+                        try next.normalizeTextChildren(of: element)
+                    } catch {
+                        throw EditorError.model(error)
                     }
                     guard parentNode.role == .element(inline: true) else { break }
                     parent = parentNode.parent

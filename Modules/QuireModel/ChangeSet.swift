@@ -63,20 +63,10 @@ public struct ChangeSet: Hashable, Sendable {
     ///   misses blocks of siblings that trade places (`[a, b, c, d]` → `[c, d, a, b]` leaves `b`
     ///   and `d` "in place").
     public init(from previous: EditorState, to next: EditorState, dirty: Set<NodeKey>, reattached: Set<NodeKey>? = nil) {
-        var wasAttached: [NodeKey: Bool] = [:]
-        var isAttached: [NodeKey: Bool] = [:]
-        func before(_ key: NodeKey) -> Bool {
-            if let known = wasAttached[key] { return known }
-            let value = previous.isAttached(key)
-            wasAttached[key] = value
-            return value
-        }
-        func after(_ key: NodeKey) -> Bool {
-            if let known = isAttached[key] { return known }
-            let value = next.isAttached(key)
-            isAttached[key] = value
-            return value
-        }
+        var wasAttached = AttachmentMemo(previous)
+        var isAttached = AttachmentMemo(next)
+        func before(_ key: NodeKey) -> Bool { wasAttached.isAttached(key) }
+        func after(_ key: NodeKey) -> Bool { isAttached.isAttached(key) }
         /// A sibling that stayed: in both documents under the same parent.
         func stayed(_ key: NodeKey) -> Bool {
             before(key) && after(key) && previous[key]?.parent == next[key]?.parent
@@ -104,5 +94,40 @@ public struct ChangeSet: Hashable, Sendable {
                 continue
             }
         }
+    }
+}
+
+/// Whether nodes are attached in one state, remembered for every node on the paths walked: a
+/// node is attached exactly when its parent is, so a walk up stops at the first node already
+/// known (siblings share all but their own step).
+struct AttachmentMemo {
+    let state: EditorState
+    var known: [NodeKey: Bool] = [:]
+    /// The nodes of the walk in progress, kept to reuse the buffer.
+    var path: [NodeKey] = []
+
+    init(_ state: EditorState) { self.state = state }
+
+    /// - Complexity: O(k) for the k nodes between `key` and its nearest ancestor already known
+    ///   (or the root): amortized O(1) per node over a set of written nodes.
+    mutating func isAttached(_ key: NodeKey) -> Bool {
+        path.removeAll(keepingCapacity: true)
+        var current: NodeKey? = key
+        var attached = false
+        while let candidate = current {
+            if let value = known[candidate] {
+                attached = value
+                break
+            }
+            guard let node = state[candidate] else { break }
+            path.append(candidate)
+            if candidate == .root {
+                attached = true
+                break
+            }
+            current = node.parent
+        }
+        for node in path { known[node] = attached }
+        return attached
     }
 }

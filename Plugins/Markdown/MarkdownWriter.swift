@@ -199,9 +199,10 @@ struct BlockWriter {
                                      at: "the one starting \"\(opening)\""))
             inlines = withText
         }
-        if let html = InlineWriter.htmlIndentingALaterLine(inlines) {
+        if let (unindented, opening) = InlineWriter.withHTMLLaterLinesUnindented(inlines) {
             losses.append(MarkupLoss("whitespace starting a later line of raw HTML cannot be kept: markdown reads a paragraph's later lines without it",
-                                     at: "the HTML starting \"\(html.prefix(40))\""))
+                                     at: "the HTML starting \"\(opening)\""))
+            inlines = unindented
         }
         let written = InlineReadBack.checked(inlines, context: context) { InlineWriter.lines($0, context: context) }
         if written.htmlAsText {
@@ -503,19 +504,6 @@ struct InlineWriter {
     static func mayBeginABlock(_ line: Substring) -> Bool {
         guard let first = line.utf8.first else { return false }
         return isDigit(first) || Array("#>-+*=_`~<|:[".utf8).contains(first)
-    }
-
-    /// The first raw HTML among `inlines` (their children included) that has whitespace at the
-    /// start of a later line: only a lazy continuation line (`> a<b c="` then ` ">` without the
-    /// `>`) keeps it, and the writer writes no such line.
-    ///
-    /// - Complexity: O(n) in the inlines' size.
-    static func htmlIndentingALaterLine(_ inlines: [MarkupInline]) -> String? {
-        for inline in inlines {
-            if case .html(let html) = inline.intent, html.contains("\n ") || html.contains("\n\t") { return html }
-            if let html = htmlIndentingALaterLine(inline.children) { return html }
-        }
-        return nil
     }
 
     /// `inlines` with neighbouring texts joined, and neighbouring code spans: what a text escapes
@@ -856,14 +844,40 @@ struct InlineWriter {
     ///
     /// - Complexity: O(n) in the inlines' size.
     static func withUnfenceableCodeAsText(_ inlines: [MarkupInline]) -> ([MarkupInline], opening: Substring)? {
+        replacing(inlines) { inline in
+            guard case .code(let code) = inline.intent, longestBacktickRun(code) >= longestCodeFence else { return nil }
+            return (MarkupInline(.text(code), range: inline.range), code.prefix(40))
+        }
+    }
+
+    /// `inlines` with whitespace taken off the start of raw HTML's later lines, and the start of
+    /// the first HTML changed, when any is: only a lazy continuation line (`> a<b c="` then
+    /// ` ">` without the `>`) keeps such whitespace, and the writer writes no such line. Writing
+    /// what the next reading gives keeps the read-back check honest.
+    static func withHTMLLaterLinesUnindented(_ inlines: [MarkupInline]) -> ([MarkupInline], opening: Substring)? {
+        replacing(inlines) { inline in
+            guard case .html(let html) = inline.intent, html.contains("\n ") || html.contains("\n\t") else { return nil }
+            let lines = html.split(separator: "\n", omittingEmptySubsequences: false)
+            let unindented = ([lines[0]] + lines.dropFirst().map { $0.drop { $0 == " " || $0 == "\t" } }).joined(separator: "\n")
+            var copy = inline
+            copy.intent = .html(unindented)
+            return (copy, html.prefix(40))
+        }
+    }
+
+    /// `inlines`, their children included, with each inline `replacement` gives a replacement
+    /// for replaced, and what it said about the first one; nil when it replaced none.
+    ///
+    /// - Complexity: O(n) in the inlines' size.
+    static func replacing(_ inlines: [MarkupInline], _ replacement: (MarkupInline) -> (MarkupInline, Substring)?) -> ([MarkupInline], opening: Substring)? {
         var opening: Substring?
         func replaced(_ inlines: [MarkupInline]) -> [MarkupInline] {
             inlines.map { inline in
-                var copy = inline
-                if case .code(let code) = inline.intent, longestBacktickRun(code) >= longestCodeFence {
-                    opening = opening ?? code.prefix(40)
-                    return MarkupInline(.text(code), range: inline.range)
+                if let (replaced, about) = replacement(inline) {
+                    opening = opening ?? about
+                    return replaced
                 }
+                var copy = inline
                 copy.children = replaced(inline.children)
                 return copy
             }
