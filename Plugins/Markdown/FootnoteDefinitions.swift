@@ -36,6 +36,12 @@ struct FootnoteDefinitions {
         // The kept definitions since the last other block: an unwrapped definition's blocks go
         // before them.
         var keptDefinitions: [MarkupBlock] = []
+        // Where an HTML block followed only by definitions stands among the blocks kept so far.
+        // cmark-gfm moves definitions after everything, an HTML block that never ends (`<!--`
+        // never closed) included; an unwrapped definition's blocks written after that block
+        // would be its text, so they go before it.
+        let contentEnd = Self.trailingDefinitionsStart(blocks)
+        var trailingHTML: Int?
         for (index, block) in blocks.enumerated() {
             var copy = block
             let children = unwrapping(block.children)
@@ -47,6 +53,7 @@ struct FootnoteDefinitions {
                 } else if children != nil {
                     result = Array(blocks[..<index]) + [copy]
                 }
+                if index == contentEnd - 1, block.intent == .htmlBlock { trailingHTML = (result?.count ?? index + 1) - 1 }
                 keptDefinitions.removeAll()
                 continue
             }
@@ -59,7 +66,12 @@ struct FootnoteDefinitions {
             losses.append(MarkupLoss("a footnote definition that no reference refers to, or that repeats an earlier definition's label, is written as its blocks",
                                      at: "the one labelled \"\(label.prefix(40))\""))
             if result == nil { result = Array(blocks[..<(index - keptDefinitions.count)]) }
-            result!.append(contentsOf: copy.children)
+            if let html = trailingHTML {
+                result!.insert(contentsOf: copy.children, at: html)
+                trailingHTML = html + copy.children.count
+            } else {
+                result!.append(contentsOf: copy.children)
+            }
         }
         guard result != nil else { return nil }
         return result! + keptDefinitions

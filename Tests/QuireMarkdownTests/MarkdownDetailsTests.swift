@@ -205,6 +205,22 @@ import Testing
         ])
         #expect(try MarkdownFormat().serializeReportingLosses(interleaved).text == "p1[^a][^b]\n\nxc\n\n[^a]: an\n\np2\n\nyc\n\n[^b]: bn\n")
 
+        // After an HTML block followed only by definitions, they go before that block: a 30-minute
+        // MarkdownFuzz run found `:` (a definition's text, kept for a reference in a dropped
+        // definition) written after a `<!--` that never ends, which took it in.
+        let afterHTML = MarkupDocument(blocks: [
+            paragraph("p", MarkupInline(.footnoteReference(label: "k"))),
+            MarkupBlock(.htmlBlock, literal: "<!--\n"),
+            MarkupBlock(.footnoteDefinition(label: "k"), children: [paragraph("kn")]),
+            MarkupBlock(.footnoteDefinition(label: "z"), children: [paragraph("zc")]),
+        ])
+        #expect(try MarkdownFormat().serializeReportingLosses(afterHTML).text == "p[^k]\n\nzc\n\n[^k]: kn\n\n<!--\n")
+        for markdown in ["[^n]::\n[^t]:[^n]\n<!--", "p[^k]\n\nzc\n\n[^k]: kn\n\n<!--\n"] {
+            let first = try roundTrip(markdown)
+            #expect(try roundTrip(first.written).written == first.written)
+            #expect(FlatString.render(try converter.state(fromMarkdown: first.written)).filter { !$0.isWhitespace } == FlatString.render(first.state).filter { !$0.isWhitespace })
+        }
+
         // One nested in a container (an editor may put it anywhere) stays in its container.
         let nested = MarkupDocument(blocks: [
             paragraph("a"),
