@@ -273,8 +273,13 @@ struct BlockWriter {
             within(first: marker + " ", rest: indent) { writer in
                 // After a task's box the rest of the line is its paragraph's text: a quote, a
                 // heading, a list or a fence there would be text. Other first blocks start on
-                // the next line.
-                if case .listItem(_?) = item.intent, let first = item.children.first, first.intent != .paragraph { writer.line("") }
+                // the next line. So does an HTML block indented in its source (`   <!--`): on
+                // the marker's line, its spaces would join the marker's and be lost.
+                if let first = item.children.first {
+                    var isTask = false
+                    if case .listItem(_?) = item.intent { isTask = true }
+                    if (isTask && first.intent != .paragraph) || (first.intent == .htmlBlock && first.literal.first == " ") { writer.line("") }
+                }
                 writer.blocks(item.children, tight: tight)
             }
             if case .listItem(false) = item.intent, case .paragraph? = item.children.first?.intent {

@@ -371,6 +371,24 @@ import Testing
         #expect(nodes(second.state).filter { $0.textFormat.contains(.italic) }.map(\.text) == ["*"])
     }
 
+    /// A 30-minute MarkdownFuzz run: an HTML block indented in its list item (`- ` then
+    /// `     <!-- q`) keeps its three spaces, which written on the marker's line (`-    <!-- q`)
+    /// joined the marker's padding and were gone on the next reading. Such a block starts the
+    /// line after the marker.
+    @Test(arguments: ["- \n     <!-- q\n", "1. \n      <div>\n", "- - \n       <!-- x\n"])
+    func anIndentedHTMLBlockFirstInAnItemStartsTheNextLine(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        // The block's lines are the text nodes under it.
+        let literal = { (state: EditorState) in
+            self.nodes(state).filter { $0.parent.flatMap { state[$0] }?.type == "rawhtml" }.map(\.text)
+        }
+        #expect(literal(first.state).count == 1)
+        #expect(literal(first.state).allSatisfy { $0.hasPrefix("   <") })
+        let second = try roundTrip(first.written)
+        #expect(second.written == first.written)
+        #expect(literal(second.state) == literal(first.state))
+    }
+
     /// MarkdownFuzz under CI's settings (issue 20): cmark-gfm reads a backtick run of at most 80
     /// as a code span's fence, so code holding a run of 80 backticks or more (one read from
     /// `` `e` `` followed by 80 backticks and `` t` ``) has no fence: written in one, it came back
