@@ -931,8 +931,10 @@ struct InlineWriter {
             let byte = bytes[index]
             if lineStart {
                 lineStart = false
-                if byte == 0x20 || byte == 0x09 {
-                    output += Array((byte == 0x20 ? "&#32;" : "&#9;").utf8)
+                // Whitespace starting a line is dropped, and a table cell's is trimmed, form
+                // feeds and vertical tabs included: written as references, they stay.
+                if byte == 0x20 || byte == 0x09 || byte == 0x0B || byte == 0x0C {
+                    output += Array("&#\(byte);".utf8)
                     index += 1
                     continue
                 }
