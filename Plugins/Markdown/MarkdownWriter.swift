@@ -1019,6 +1019,11 @@ struct InlineWriter {
             switch character {
             case "\\", "\"": output += "\\" + String(character)
             case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "&amp;"
+            // A line ending in a title would end a table's row, or start a line that can begin
+            // a block (`# x"`); a title's references are decoded, so it stays one line.
+            case "\n": output += "&#10;"
+            case "\r": output += "&#13;"
+            case "\r\n": output += "&#13;&#10;"
             default: output.append(character)
             }
         }

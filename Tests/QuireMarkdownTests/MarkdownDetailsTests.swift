@@ -371,6 +371,18 @@ import Testing
         #expect(nodes(second.state).filter { $0.textFormat.contains(.italic) }.map(\.text) == ["*"])
     }
 
+    /// A 30-minute MarkdownFuzz run: a link title may hold a line ending (a reference
+    /// definition's title spans lines); written as it was, it ended a table's row, and in a
+    /// paragraph its next line could begin a block. It is written as a character reference.
+    @Test(arguments: ["a|b\n-|-\n[x]\n\n[x]:l \"\n\"\n", "[x]\n\n[x]:l \"t\n    # h\"\n", "[x]\n\n[x]:l \"t\r\n    > q\"\n"])
+    func aLineEndingInALinkTitleIsWrittenAsAReference(markdown: String) throws {
+        let first = try roundTrip(markdown)
+        let second = try roundTrip(first.written)
+        #expect(second.written == first.written)
+        #expect(FlatString.render(second.state) == FlatString.render(first.state))
+        #expect(nodes(first.state).filter { $0.type == "heading" || $0.type == "quote" }.isEmpty)
+    }
+
     /// MarkdownFuzz under CI's settings: a table row without a leading pipe keeps a form feed
     /// that starts its first cell, and written after `| ` the table trimmed it. Whitespace starting
     /// a cell or a line (form feeds and vertical tabs too) is written as a character reference.
