@@ -582,14 +582,13 @@ struct InlineWriter {
                 // The HTML's own later lines that could begin a block are indented four spaces
                 // for the same reason: a line such as `\t```">` (read as ```` ```"> ````) would
                 // open a code block. A paragraph's later line loses its leading whitespace when it
-                // is read, so whitespace the HTML has there cannot be kept (``MarkdownWriter``
-                // reports it).
+                // is read, so the HTML comes here without any there (``withHTMLLaterLinesUnindented(_:)``,
+                // reported as a loss).
                 for (number, part) in html.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     if number > 0 {
                         lines.append("")
                         if context == .paragraph || context == .heading {
-                            let content = part.drop { $0 == " " || $0 == "\t" }
-                            append((Self.mayBeginABlock(content) ? "    " : "") + String(content))
+                            append((Self.mayBeginABlock(part) ? "    " : "") + String(part))
                             continue
                         }
                     }
