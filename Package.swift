@@ -154,7 +154,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "QuireCLITests",
-        dependencies: ["quire", "QuireJSON", "QuireMarkup", "QuireCRDT"],
+        dependencies: ["quire", "QuireAlgorithms", "QuireJSON", "QuireMarkup", "QuireCRDT"],
         path: "Tests/QuireCLITests",
         swiftSettings: strictSettings
     ),

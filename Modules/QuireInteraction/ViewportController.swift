@@ -168,7 +168,9 @@ public final class ViewportController {
     private func editorDidCommit(_ update: EditorUpdate) {
         commits += 1
         let reason = reasonOverride ?? Self.reason(for: update)
-        if !update.textEdits.isEmpty || update.replacedWholeState {
+        // A commit can change the layout without changing the text: a format, a block's kind,
+        // a list item's nesting. Only a commit that changed no node (the selection) keeps it.
+        if !update.textEdits.isEmpty || update.replacedWholeState || !update.changes.isEmpty {
             geometry = makeGeometry(editor, viewport.width)
             // An editing action is followed by the caret; anything else keeps the reader's text
             // in place (a change above the viewport shifts the offset by its height).

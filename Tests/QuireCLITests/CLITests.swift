@@ -7,6 +7,8 @@ struct QuireProcess {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var executable: URL {
+        // A measurement may run another build's executable (a release build's latency).
+        if let path = ProcessInfo.processInfo.environment["QUIRE_EXECUTABLE"], !path.isEmpty { return URL(fileURLWithPath: path) }
         // The test bundle and the executable are built into the same products directory.
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let candidates = [products, products.deletingLastPathComponent()].map { $0.appendingPathComponent("quire") }

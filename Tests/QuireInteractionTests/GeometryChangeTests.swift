@@ -41,3 +41,30 @@ import Testing
         #expect(controller.viewport.offset == 0, "content shorter than the view: clamped, not past the end")
     }
 }
+
+/// A commit that changes nodes without changing the text (a format, a block's kind, a list's
+/// nesting) can change the layout: the controller asks for the geometry again. A commit that
+/// only moves the selection does not.
+@Suite struct GeometryAfterCommitTests {
+    final class Count: @unchecked Sendable {
+        // Written and read on the test's thread only.
+        var layouts = 0
+    }
+
+    @Test func aFormatChangeLaysOutAgainAndASelectionDoesNot() throws {
+        let editor = try makeEditor(["some text", "more"], selection: 0..<4)
+        let count = Count()
+        let controller = try ViewportController(editor: editor, viewport: Viewport(width: 40, height: 10), policy: .terminal) { editor, width in
+            count.layouts += 1
+            return TextLayout(plainText: editor.text, width: width)
+        }
+        let initial = count.layouts
+        let text = editor.text
+        try editor.dispatch(Commands.formatText, .bold)
+        #expect(editor.text == text)
+        #expect(count.layouts == initial + 1)
+        try editor.selectionDidChange(6..<6)
+        #expect(count.layouts == initial + 1)
+        _ = controller
+    }
+}

@@ -109,3 +109,23 @@ struct NaiveLayoutModel {
         #expect(layout.link(at: LayoutPoint(x: 5, y: 3)) == nil)
     }
 }
+
+/// `BuiltText.paragraphText(_:)`: what an editor lays out again when one paragraph changed.
+@Suite struct ParagraphTextTests {
+    /// A paragraph alone lays out as it does in the whole text, counted from its start.
+    @Test func aParagraphOnItsOwnLaysOutAsInTheWholeText() {
+        let text = IntentText(plainText: "first line that wraps around\nsecond\n\nfourth one")
+        let built = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact).build(StyleEnvironment().apply(to: text), proposal: 10)
+        let whole = TextLayout(built, width: 10, metrics: TerminalMetrics())
+        for index in built.paragraphs.indices {
+            let own = built.paragraphText(index)
+            let start = built.paragraphs[index].paragraph.range.lowerBound
+            #expect(own.units == Array(built.units[built.paragraphs[index].paragraph.range]))
+            let lines = TextLayout(own, width: 10, metrics: TerminalMetrics()).lines
+            let expected = whole.lines.filter { $0.paragraph == index }
+            #expect(lines.map { $0.start + start } == expected.map(\.start))
+            #expect(lines.map { $0.end + start } == expected.map(\.end))
+            #expect(lines.flatMap { $0.runs.flatMap { $0.clusterStarts.map { $0 + start } } } == expected.flatMap { $0.runs.flatMap(\.clusterStarts) })
+        }
+    }
+}

@@ -15,7 +15,7 @@ final class EditSession {
     let path: String
     let editor: Editor
     private let setup: MarkupSetup
-    private let cache: LayoutCache
+    let cache: LayoutCache
     private var viewport: ViewportController
     private(set) var size: (columns: Int, rows: Int)
     private(set) var isModified = false
@@ -28,23 +28,59 @@ final class EditSession {
     /// The column Up and Down keep to, across lines of different lengths.
     private var goalX: Double?
 
-    /// The latest layout, made when the viewport controller asks for a geometry.
-    final class LayoutCache {
+    /// The document's layout, brought up to date when the viewport controller asks for a
+    /// geometry after a commit: the commits since the last one lay out again only the paragraph
+    /// they changed, when they changed one. The cache is the controller's geometry itself and
+    /// answers from the latest layout, so that the layout has one owner and changes in place.
+    final class LayoutCache: TextGeometry {
         let mappings: MarkupMappings
         /// The document's images, loaded from files relative to it in the background.
         let attachments: LiveAttachments
-        var current: DocumentLayout?
-        init(mappings: MarkupMappings, attachments: LiveAttachments) {
+        private unowned let editor: Editor
+        private(set) var current: DocumentLayout
+        /// The commits since `current` was made.
+        private var pending: [EditorUpdate] = []
+        /// Whether `current` is out of date beyond the commits (an image finished loading).
+        private var isStale = false
+        /// How many layouts were made by laying out one changed paragraph, and how many whole.
+        private(set) var statistics = (paragraphUpdates: 0, wholeLayouts: 1)
+
+        init(editor: Editor, mappings: MarkupMappings, attachments: LiveAttachments, width: Int) {
+            self.editor = editor
             self.mappings = mappings
             self.attachments = attachments
+            current = DocumentLayout(editor: editor, mappings: mappings, width: max(1, width), attachments: attachments,
+                                     loaded: TerminalSignals.attachmentsLoaded)
         }
 
-        func make(_ editor: Editor, _ width: Double) -> DocumentLayout {
-            let layout = DocumentLayout(editor: editor, mappings: mappings, width: max(1, Int(width)), attachments: attachments,
-                                        loaded: TerminalSignals.attachmentsLoaded)
-            current = layout
-            return layout
+        /// Remembers a commit; registered before anything that asks for a layout after commits.
+        func editorDidCommit(_ update: EditorUpdate) { pending.append(update) }
+
+        /// The next layout is made whole (what the layout showed of images changed).
+        func invalidate() { isStale = true }
+
+        /// Brings the layout up to date with the editor at `width` cells.
+        func update(width: Double) -> LayoutCache {
+            let columns = max(1, Int(width))
+            defer {
+                pending = []
+                isStale = false
+            }
+            if !isStale, current.width == Double(columns),
+               current.update(after: pending, editor: editor, mappings: mappings, attachments: attachments, loaded: TerminalSignals.attachmentsLoaded) {
+                statistics.paragraphUpdates += 1
+                return self
+            }
+            current = DocumentLayout(editor: editor, mappings: mappings, width: columns, attachments: attachments,
+                                     loaded: TerminalSignals.attachmentsLoaded, reusing: current)
+            statistics.wholeLayouts += 1
+            return self
         }
+
+        var contentHeight: Double { current.contentHeight }
+        func caretRect(forOffset offset: Int) -> LayoutRect { current.caretRect(forOffset: offset) }
+        func lineRects(for range: Range<Int>) -> [LayoutRect] { current.lineRects(for: range) }
+        func line(atY y: Double) -> (start: Int, rect: LayoutRect) { current.line(atY: y) }
     }
 
     enum Outcome { case `continue`, quit }
@@ -73,11 +109,14 @@ final class EditSession {
         self.message = message
         self.editor = editor
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let cache = LayoutCache(mappings: setup.mappings, attachments: LiveAttachments(cache: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base))))
+        let cache = LayoutCache(editor: editor, mappings: setup.mappings,
+                                attachments: LiveAttachments(cache: AttachmentCache(loader: FileAttachmentLoader(baseDirectory: base))), width: size.columns)
         self.cache = cache
+        // Before the viewport controller's listener, which asks for the layout after each commit.
+        editor.registerUpdateListener { update in cache.editorDidCommit(update) }
         viewport = try ViewportController(
             editor: editor, viewport: Viewport(width: Double(size.columns), height: Double(max(1, size.rows - 1))), policy: .terminal
-        ) { editor, width in cache.make(editor, width).layout }
+        ) { _, width in cache.update(width: width) }
         editor.registerUpdateListener { [weak self] update in
             if !update.changes.isEmpty { self?.isModified = true }
         }
@@ -110,15 +149,15 @@ final class EditSession {
         var path: String { switch self { case .unsupportedFile(let path): path } }
     }
 
-    private var layout: DocumentLayout { cache.current ?? cache.make(editor, Double(size.columns)) }
+    private var layout: DocumentLayout { cache.current }
 
     /// The link under a cell of the document area (0-based column and row on screen), hit-tested
     /// in the layout the screen shows: its URL, range in the flat string and frames.
     ///
-    /// - Complexity: O(log n + k), as `TextLayout.linkHit(at:)`.
+    /// - Complexity: O(log p + log n + k), as `DocumentLayout.linkHit(at:)`.
     func link(atColumn column: Int, row: Int) -> LinkHit? {
         let top = viewport.viewport.offset.rounded(.down)
-        return layout.layout.linkHit(at: LayoutPoint(x: Double(column) + 0.5, y: top + Double(row) + 0.5))
+        return layout.linkHit(at: LayoutPoint(x: Double(column) + 0.5, y: top + Double(row) + 0.5))
     }
     private var caret: Int { editor.nativeSelection?.upperBound ?? 0 }
 
@@ -191,7 +230,7 @@ final class EditSession {
     }
 
     private func moveVertically(by rows: Int) throws {
-        let layout = self.layout.layout
+        let layout = self.layout
         let rect = layout.caretRect(forOffset: caret)
         let x = goalX ?? rect.x
         let y = rect.y + Double(rows)
@@ -204,20 +243,7 @@ final class EditSession {
     }
 
     /// The caret's visual line: its first offset and the offset before its line end.
-    private func lineBounds() -> (start: Int, end: Int) {
-        let layout = self.layout.layout
-        let position = layout.position(ofOffset: caret)
-        let line = layout.lines[layout.firstLine[position.layout] + position.line]
-        var end = line.end
-        let units = self.layout.built.units
-        while end > line.start, end - 1 < units.count, [0x0A, 0x2028].contains(units[end - 1]) { end -= 1 }
-        let isWrapped = layout.firstLine[position.layout] + position.line + 1 < layout.lines.count
-            && layout.lines[layout.firstLine[position.layout] + position.line + 1].start == line.end
-            && line.paragraph == layout.lines[layout.firstLine[position.layout] + position.line + 1].paragraph
-        // At a soft wrap the line's end is the next line's start; stay before it.
-        if isWrapped, end == line.end, end > line.start { end -= 1 }
-        return (line.start, end)
-    }
+    private func lineBounds() -> (start: Int, end: Int) { layout.lineBounds(at: caret) }
 
     /// The grapheme-cluster boundary before or after `offset` in the storage's text.
     private func clusterBoundary(before offset: Int) -> Int { boundary(from: offset, forward: false) }
@@ -269,6 +295,7 @@ final class EditSession {
     /// An image finished loading: the document is laid out again with its size (or its failure),
     /// the text and the selection as they were.
     func attachmentsDidLoad() {
+        cache.invalidate()
         viewport.geometryDidChange()
     }
 
@@ -282,29 +309,21 @@ final class EditSession {
         let document = layout
         let height = max(1, size.rows - 1)
         let top = Int(viewport.viewport.offset.rounded(.down))
-        let renderer = TerminalRenderer(built: document.built, layout: document.layout, width: size.columns, ansi: true) { [editor] range in
+        let underlined = { [editor] (range: Range<Int>) -> Bool in
             guard let storage = editor.storage, range.lowerBound < storage.length,
                   let found = try? storage.attributes(at: range.lowerBound) else { return false }
             return found.attributes[Theme.Keys.underline] == .bool(true)
         }
-        var rows: [String] = []
-        let lines = document.layout.lines
-        var lineIndex = lines.isEmpty ? 0 : {
-            let position = document.layout.position(at: LayoutPoint(x: 0, y: Double(top)))
-            return document.layout.firstLine[position.layout] + position.line
-        }()
-        while rows.count < height {
-            if lineIndex < lines.count, Int(lines[lineIndex].y) == top + rows.count {
-                rows.append(renderer.renderLine(lineIndex))
-                lineIndex += 1
-            } else {
-                rows.append("\u{1B}[90m~\u{1B}[0m")
-            }
-        }
+        let columns = size.columns
+        var rows = document.rows(from: top, count: height) { paragraph, line, start in
+            TerminalRenderer(built: paragraph.built, layout: paragraph.layout, width: columns, ansi: true) { range in
+                underlined((range.lowerBound + start)..<(range.upperBound + start))
+            }.renderLine(line)
+        }.map { $0 ?? "\u{1B}[90m~\u{1B}[0m" }
         if !remoteSelections.isEmpty {
             let length = editor.storage?.length ?? 0
             func position(_ offset: Int) -> PeerMark.ScreenPosition {
-                let rect = document.layout.caretRect(forOffset: min(max(0, offset), length))
+                let rect = document.caretRect(forOffset: min(max(0, offset), length))
                 return PeerMark.ScreenPosition(row: Int(rect.y) - top, column: Int(rect.x))
             }
             let marks = remoteSelections.map { selection in
@@ -316,22 +335,14 @@ final class EditSession {
             }
         }
         rows.append(statusLine())
-        let rect = document.layout.caretRect(forOffset: caret)
+        let rect = document.caretRect(forOffset: caret)
         let cursorRow = Int(rect.y) - top
         let cursor = (0..<height).contains(cursorRow) ? (row: cursorRow, column: min(Int(rect.x), size.columns - 1)) : nil
         return ScreenFrame(rows: rows, cursor: cursor)
     }
 
     /// Position (line and column, 1-based, in the flat text's lines and characters).
-    private var lineAndColumn: (line: Int, column: Int) {
-        guard let storage = editor.storage, let before = try? storage.substring(in: NSRange(location: 0, length: min(caret, storage.length))) else { return (1, 1) }
-        var line = 1
-        var column = 1
-        for character in before {
-            if character == "\n" { line += 1; column = 1 } else { column += 1 }
-        }
-        return (line, column)
-    }
+    private var lineAndColumn: (line: Int, column: Int) { layout.lineAndColumn(at: caret) }
 
     private func statusLine() -> String {
         let name = URL(fileURLWithPath: path).lastPathComponent + (isModified ? " [+]" : "")

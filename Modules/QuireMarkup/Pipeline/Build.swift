@@ -369,3 +369,24 @@ extension BuiltRun {
     }
 }
 
+
+extension BuiltText {
+    /// Paragraph `index` on its own: its units (its final "\n" included), with its range and its
+    /// runs' ranges counted from its start. `TextLayout` lays it out as it lays the paragraph out
+    /// in the whole text, lines and heights measured from the paragraph's top: what an editor
+    /// needs to lay out again only the paragraph that changed in a long document.
+    ///
+    /// - Complexity: O(k + r) for the paragraph's k units and r runs.
+    public func paragraphText(_ index: Int) -> BuiltText {
+        var paragraph = paragraphs[index]
+        let range = paragraph.paragraph.range
+        let start = range.lowerBound
+        paragraph.paragraph.range = 0..<range.count
+        paragraph.runs = paragraph.runs.map { run in
+            var moved = run
+            moved.range = (run.range.lowerBound - start)..<(run.range.upperBound - start)
+            return moved
+        }
+        return BuiltText(units: Array(units[range]), paragraphs: [paragraph], proposalWidth: proposalWidth)
+    }
+}
