@@ -146,9 +146,15 @@ extension EditorState {
     /// blocks), in document order.
     ///
     /// - Complexity: O(n).
-    public func textBlocks() -> [NodeKey] {
+    public func textBlocks() -> [NodeKey] { textBlocks(in: .root) }
+
+    /// The text blocks in `key`'s subtree (itself, when it is one), in document order: what an
+    /// editor lays out again when only that subtree changed.
+    ///
+    /// - Complexity: O(k) for the subtree's k nodes.
+    public func textBlocks(in key: NodeKey) -> [NodeKey] {
         var result: [NodeKey] = []
-        var pending: [NodeKey] = [.root]
+        var pending: [NodeKey] = [key]
         while let key = pending.popLast() {
             guard let node = self[key] else { continue }
             let childBlocks = children(of: key).filter { !$0.role.isInline && $0.role.isElement }

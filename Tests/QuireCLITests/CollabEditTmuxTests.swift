@@ -168,15 +168,17 @@ struct EditLatencyMeasurements {
     /// Presses `count` keys in `typist` — "x" and Backspace in turn at the start of the document
     /// — each time waiting until `watcher`'s first row shows the change; returns the milliseconds
     /// from send-keys to the screen.
-    static func measure(typing typist: TmuxEditor, watching watcher: TmuxEditor, count: Int) throws -> [Double] {
+    static func measure(typing typist: TmuxEditor, watching watcher: TmuxEditor, count: Int, adding key: String = "x") throws -> [Double] {
         var samples: [Double] = []
         for index in 0..<count {
             let adding = index % 2 == 0
             let start = ContinuousClock.now
-            if adding { try typist.type("x") } else { try typist.press("BSpace") }
+            if adding { try typist.press(key) } else { try typist.press("BSpace") }
             while true {
                 let row = try watcher.tmux(["capture-pane", "-p", "-t", "edit", "-S", "0", "-E", "0"])
-                if row.hasPrefix("xParagraph 1:") == adding { break }
+                // Enter leaves the first row empty; a letter goes before the paragraph's text.
+                let shown = key == "Enter" ? !row.hasPrefix("Paragraph 1:") : row.hasPrefix("\(key)Paragraph 1:")
+                if shown == adding { break }
                 if ContinuousClock.now - start > .seconds(60) { throw TmuxEditor.Failure(description: "key \(index) never shown: \(row)") }
             }
             let elapsed = ContinuousClock.now - start
@@ -196,6 +198,14 @@ struct EditLatencyMeasurements {
         let editor = try TmuxEditor(file: "big.md", contents: Self.document)
         try editor.waitFor("the document", patience: 15_000) { $0.joined().contains("Paragraph 1:") }
         Self.report("local keystroke → screen", try Self.measure(typing: editor, watching: editor, count: Self.keystrokes))
+    }
+
+    /// Enter and Backspace at the start of the document change its blocks: each lays the document
+    /// out whole (reusing every paragraph that did not change).
+    @Test func blockChangeToScreen() throws {
+        let editor = try TmuxEditor(file: "big.md", contents: Self.document)
+        try editor.waitFor("the document", patience: 15_000) { $0.joined().contains("Paragraph 1:") }
+        Self.report("Enter/Backspace → screen", try Self.measure(typing: editor, watching: editor, count: Self.keystrokes, adding: "Enter"))
     }
 
     @Test func remoteKeystrokeToTheOtherScreen() throws {

@@ -128,4 +128,17 @@ struct NaiveLayoutModel {
             #expect(lines.flatMap { $0.runs.flatMap { $0.clusterStarts.map { $0 + start } } } == expected.flatMap { $0.runs.flatMap(\.clusterStarts) })
         }
     }
+
+    /// A break that ends a paragraph leaves an empty line after it, which starts after the break
+    /// (it started at the paragraph's start, out of offset order, and the caret after the break
+    /// was placed on another line).
+    @Test func theEmptyLineAfterAParagraphsLastBreakStartsAfterIt() {
+        let text = IntentText(plainText: "ab\u{2028}\nnext")
+        let built = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact).build(StyleEnvironment().apply(to: text), proposal: 10)
+        let layout = TextLayout(built, width: 10, metrics: TerminalMetrics())
+        #expect(layout.lines.map(\.start) == [0, 3, 4])
+        #expect(layout.lines.map(\.y) == [0, 1, 2])
+        #expect(layout.caretRect(forOffset: 3) == LayoutRect(x: 0, y: 1, width: 0, height: 1))
+        #expect(layout.caretRect(forOffset: 5) == LayoutRect(x: 1, y: 2, width: 0, height: 1))
+    }
 }

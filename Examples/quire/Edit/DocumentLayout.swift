@@ -17,6 +17,10 @@ struct LaidParagraph {
     /// Where the flat string's "\n" are inside it (offsets from its start): line breaks, lines
     /// of a code block, which the layout sees as U+2028. Its own final "\n" is not among them.
     var lineBreaks: [Int]
+    /// The child of the root its blocks are in (nil before every block), and its text blocks
+    /// with their intents: what finds it again when a commit changed some of the root's children.
+    var root: NodeKey?
+    var blocks: [(key: NodeKey, intent: BlockIntent)]
 
     var length: Int { built.units.count }
     /// The flat string's line ends in it, its final "\n" included.
@@ -64,48 +68,57 @@ struct DocumentLayout {
     /// - Complexity: O(n) in the document, the paragraphs `previous` has excepted from measuring.
     init(editor: Editor, mappings: MarkupMappings, width: Int, attachments: LiveAttachments,
          loaded: @escaping @Sendable () -> Void, reusing previous: DocumentLayout? = nil) {
-        let source = Self.intentText(editor: editor, mappings: mappings)
-        attachments.request(in: source.text) { _, _ in loaded() }
-        let styled = StyleEnvironment().apply(to: source.text, attachments: attachments.results)
-        // The editor draws one row per line of the flat string: no block spacing.
-        let built = Self.builder.build(styled, proposal: Double(width))
-        var reusable: [BuiltText: TextLayout] = [:]
-        if let previous, previous.width == Double(width) {
-            for paragraph in previous.paragraphs { reusable[Self.reuseKey(paragraph.built)] = paragraph.layout }
-        }
+        let length = (editor.storage?.length ?? FlatString.render(editor.state).utf16.count) + 1
+        let source = Self.intentText(editor: editor, mappings: mappings, span: 0..<length, textBlocks: editor.state.textBlocks())
         self.width = Double(width)
-        paragraphs = built.paragraphs.indices.map { index in
-            let own = built.paragraphText(index)
-            let layout = reusable[Self.reuseKey(own)] ?? TextLayout(own, width: Double(width), metrics: Self.metrics)
-            return LaidParagraph(built: own, layout: layout, lineBreaks: source.lineBreaks[index])
-        }
+        paragraphs = []
         starts = []
         tops = []
         firstLineNumbers = []
-        length = 0
+        self.length = 0
         height = 0
         blocks = [:]
+        paragraphs = Self.lay(source, width: self.width, attachments: attachments, loaded: loaded,
+                              reusing: previous?.width == self.width ? previous?.paragraphs[...] : nil)
         placeParagraphs()
-        for (key, block) in source.blocks {
-            let paragraph = max(0, starts.partitioningIndex { $0 > block.location } - 1)
-            blocks[key] = BlockPlace(paragraph: paragraph, intent: block.intent)
+    }
+
+    /// `source` styled, built and laid out a paragraph at a time; a paragraph whose built text is
+    /// the same as one of `previous` keeps that one's lines.
+    ///
+    /// - Complexity: O(k) for the source's k units, the paragraphs kept from `previous` excepted
+    ///   from measuring.
+    private static func lay(_ source: Source, width: Double, attachments: LiveAttachments, loaded: @escaping @Sendable () -> Void,
+                            reusing previous: ArraySlice<LaidParagraph>?) -> [LaidParagraph] {
+        attachments.request(in: source.text) { _, _ in loaded() }
+        let styled = StyleEnvironment().apply(to: source.text, attachments: attachments.results)
+        // The editor draws one row per line of the flat string: no block spacing.
+        let built = builder.build(styled, proposal: width)
+        var reusable: [BuiltText: TextLayout] = [:]
+        for paragraph in previous ?? [] { reusable[reuseKey(paragraph.built)] = paragraph.layout }
+        return built.paragraphs.indices.map { index in
+            let own = built.paragraphText(index)
+            let layout = reusable[reuseKey(own)] ?? TextLayout(own, width: width, metrics: metrics)
+            return LaidParagraph(built: own, layout: layout, lineBreaks: source.lineBreaks[index], root: source.roots[index], blocks: source.blocks[index])
         }
     }
 
     static let metrics = TerminalMetrics()
     static let builder = RunBuilder(metrics: TerminalMetrics(), blockStyles: .compact)
 
-    /// A paragraph's built text without its block identities, which number the blocks in document
-    /// order: a paragraph inserted above another changes its identities but not its lines.
+    /// A paragraph's built text without its block path: the lines come from its units, runs and
+    /// decoration alone, and the path's identities and ordinals number the blocks in document
+    /// order, so a paragraph inserted above changes the path but not the lines.
     static func reuseKey(_ text: BuiltText) -> BuiltText {
         var key = text
-        for index in key.paragraphs[0].paragraph.path.indices { key.paragraphs[0].paragraph.path[index].id = 0 }
+        key.paragraphs[0].paragraph.path = []
         return key
     }
 
-    /// The starts, tops and line numbers of the paragraphs from their lengths and heights.
+    /// The starts, tops and line numbers of the paragraphs from their lengths and heights, and
+    /// where each text block is.
     ///
-    /// - Complexity: O(p) for p paragraphs.
+    /// - Complexity: O(p + b) for p paragraphs and b text blocks.
     private mutating func placeParagraphs() {
         starts = []
         tops = []
@@ -126,6 +139,11 @@ struct DocumentLayout {
         }
         length = offset
         height = y
+        blocks = [:]
+        blocks.reserveCapacity(paragraphs.count)
+        for (index, paragraph) in paragraphs.enumerated() {
+            for block in paragraph.blocks { blocks[block.key] = BlockPlace(paragraph: index, intent: block.intent) }
+        }
     }
 
     // MARK: One block changed
@@ -190,7 +208,8 @@ struct DocumentLayout {
         built.paragraphs[0].marker = decorated.marker
         built.paragraphs[0].spacingBefore = decorated.spacingBefore
         built.paragraphs[0].overflow = decorated.overflow
-        paragraphs[index] = LaidParagraph(built: built, layout: TextLayout(built, width: width, metrics: Self.metrics), lineBreaks: lineBreaks)
+        paragraphs[index] = LaidParagraph(built: built, layout: TextLayout(built, width: width, metrics: Self.metrics), lineBreaks: lineBreaks,
+                                          root: old.root, blocks: old.blocks)
         let heightDelta = paragraphs[index].layout.height - old.layout.height
         let lineDelta = lineBreaks.count - old.lineBreaks.count
         for later in (index + 1)..<max(index + 1, paragraphs.count) {
@@ -200,6 +219,71 @@ struct DocumentLayout {
         }
         length += delta
         height += heightDelta
+        return true
+    }
+
+    /// Brings this layout up to date with `updates` (the commits since it was made) by laying out
+    /// again the children of the root they changed — a paragraph split by Enter, a list whose
+    /// item was indented, a block whose kind changed, pasted blocks — and moving the paragraphs
+    /// after them. The paragraphs around them must be the same children of the root before and
+    /// after. False, and nothing changed, when they are not (the commits replaced the document or
+    /// changed its first or last child's neighbourhood in a way this layout cannot place): the
+    /// caller lays the document out whole.
+    ///
+    /// - Complexity: O(k + p + b + r + c · d): the changed children's k units, moving p
+    ///   paragraphs and re-indexing their b text blocks, numbering the root's r children, and the
+    ///   c changed nodes' walks to the root at depth d.
+    mutating func updateChildren(after updates: [EditorUpdate], editor: Editor, mappings: MarkupMappings, attachments: LiveAttachments,
+                                 loaded: @escaping @Sendable () -> Void) -> Bool {
+        guard let storage = editor.storage, !updates.contains(where: \.replacedWholeState) else { return false }
+        let state = editor.state
+        // The root's children that the commits changed (the root's own write is only its child
+        // links: the children it gained or lost are among the changed nodes).
+        var changed: Set<NodeKey> = []
+        func rootChild(of key: NodeKey, in state: EditorState) -> NodeKey? {
+            guard key != .root, state[key] != nil else { return nil }
+            return state.ancestors(of: key).reversed().first { $0 != .root } ?? key
+        }
+        for update in updates {
+            let changes = update.changes
+            for key in changes.removed {
+                guard let child = rootChild(of: key, in: update.previousState) else { return false }
+                changed.insert(child)
+            }
+            for key in changes.created.union(changes.updated).union(changes.moved) where key != .root {
+                guard let child = rootChild(of: key, in: update.state) else { return false }
+                changed.insert(child)
+            }
+        }
+        guard !changed.isEmpty else { return storage.length + 1 == length }
+        // The old paragraphs of those children: a contiguous run, between paragraphs of children
+        // that did not change.
+        guard let first = paragraphs.firstIndex(where: { $0.root.map(changed.contains) ?? false }),
+              let last = paragraphs.lastIndex(where: { $0.root.map(changed.contains) ?? false }) else { return false }
+        let before = first > 0 ? paragraphs[first - 1].root : nil
+        let after = last + 1 < paragraphs.count ? paragraphs[last + 1].root : nil
+        if first > 0 { guard let before, state[before]?.parent == .root else { return false } }
+        if last + 1 < paragraphs.count { guard let after, state[after]?.parent == .root else { return false } }
+        // The children between them now.
+        var children: [NodeKey] = []
+        var child = before.map { state[$0]?.nextSibling } ?? state[.root]?.firstChild
+        while let key = child, key != after {
+            children.append(key)
+            child = state[key]?.nextSibling
+        }
+        guard child == after else { return false }
+        let delta = storage.length + 1 - length
+        let spanStart = starts[first]
+        let spanEnd = (last + 1 < paragraphs.count ? starts[last + 1] : length) + delta
+        guard spanEnd >= spanStart else { return false }
+        let source = Self.intentText(editor: editor, mappings: mappings, span: spanStart..<spanEnd,
+                                     textBlocks: children.flatMap { state.textBlocks(in: $0) })
+        // Each new paragraph belongs to one of the children laid out again.
+        guard source.roots.allSatisfy({ $0.map { children.contains($0) } ?? false }) || spanStart == spanEnd else { return false }
+        let laid = spanStart == spanEnd ? [] : Self.lay(source, width: width, attachments: attachments, loaded: loaded, reusing: paragraphs[first...last])
+        guard laid.reduce(0, { $0 + $1.length }) == spanEnd - spanStart else { return false }
+        paragraphs.replaceSubrange(first...last, with: laid)
+        placeParagraphs()
         return true
     }
 
@@ -225,24 +309,41 @@ struct DocumentLayout {
 
     // MARK: Building
 
-    /// The intent text of a whole layout, with what it remembers of it.
+    /// The intent text of a stretch of the document, with what the layout remembers of it.
     struct Source {
         var text: IntentText
         /// Where the flat string's "\n" are inside each paragraph (its final one not included).
         var lineBreaks: [[Int]]
-        /// Where each text block starts in the flat string, and its intent.
-        var blocks: [NodeKey: (location: Int, intent: BlockIntent)]
+        /// The child of the root each paragraph is in.
+        var roots: [NodeKey?]
+        /// The text blocks starting in each paragraph, with their intents.
+        var blocks: [[(key: NodeKey, intent: BlockIntent)]]
     }
 
-    /// The storage's text (with a final "\n") as intent text. A "\n" that does not start a block
-    /// (a line break, a line of a code block) becomes U+2028, the layout's break inside a
-    /// paragraph, which keeps every offset.
+    /// The storage's text in `span` of the flat string (the whole text ends in a "\n" the
+    /// storage does not have) as intent text, offsets from the span's start; `textBlocks` are
+    /// the text blocks that start in it, in order. A "\n" that does not start a block (a line
+    /// break, a line of a code block) becomes U+2028, the layout's break inside a paragraph,
+    /// which keeps every offset. The span holds whole children of the root: block identities are
+    /// numbered within it, and a block's paragraphs and a table's rows are all in it.
     ///
-    /// - Complexity: O(n log n): each text block's start is found in the position index.
-    static func intentText(editor: Editor, mappings: MarkupMappings) -> Source {
+    /// - Complexity: O(k + b log n + r) for the span's k units, its b text blocks found in the
+    ///   position index, and the root's r children (numbered once).
+    static func intentText(editor: Editor, mappings: MarkupMappings, span: Range<Int>, textBlocks: [NodeKey]) -> Source {
         let state = editor.state
         let storage = editor.storage
-        var units = Array((storage?.string ?? FlatString.render(state)).utf16)
+        var units: [UInt16]
+        var runs: [(length: Int, attributes: Attributes)] = []
+        if let storage {
+            let stored = max(0, min(span.upperBound, storage.length) - span.lowerBound)
+            units = stored > 0 ? ((try? storage.substring(in: NSRange(location: span.lowerBound, length: stored))).map { Array($0.utf16) } ?? []) : []
+            if stored > 0, let storageRuns = try? storage.runs(in: NSRange(location: span.lowerBound, length: stored)) {
+                runs = storageRuns.map { ($0.range.length, markupAttributes($0.attributes)) }
+            }
+        } else {
+            units = Array(FlatString.render(state).utf16)
+        }
+        if span.upperBound > (storage?.length ?? units.count) { units.append(0x0A) }
         // Where each text block starts in the flat string, and its block path.
         var identities = BlockIdentities<NodeKey>()
         // Each parent's children are numbered once (asking every child for its index would scan
@@ -264,35 +365,46 @@ struct DocumentLayout {
                 return identity(ancestor, node)
             }
         }
-        var starts: [Int: [BlockIdentity]] = [:]
-        var blocks: [NodeKey: (location: Int, intent: BlockIntent)] = [:]
-        for block in state.textBlocks() {
-            guard let location = try? SelectionMapper.location(of: SelectionMapper.start(of: block, in: state), in: state, index: editor.reconciler.index)
+        func root(of key: NodeKey) -> NodeKey? {
+            state.ancestors(of: key).reversed().first { $0 != .root } ?? (key == .root ? nil : key)
+        }
+        // The paths of the blocks starting at each offset (from the span's start).
+        var starts: [Int: (path: [BlockIdentity], root: NodeKey?)] = [:]
+        var startingBlocks: [Int: [(key: NodeKey, intent: BlockIntent)]] = [:]
+        for block in textBlocks {
+            guard let location = try? SelectionMapper.location(of: SelectionMapper.start(of: block, in: state), in: state, index: editor.reconciler.index),
+                  span.contains(location)
             else { continue }
             let blockPath = path(of: block)
-            if starts[location] == nil { starts[location] = blockPath }
-            if let last = blockPath.last { blocks[block] = (location, last.intent) }
+            if starts[location - span.lowerBound] == nil { starts[location - span.lowerBound] = (blockPath, root(of: block)) }
+            if let last = blockPath.last { startingBlocks[location - span.lowerBound, default: []].append((block, last.intent)) }
+        }
+        func decorator(at offset: Int) -> (path: [BlockIdentity], root: NodeKey?)? {
+            decoratorKey(at: span.lowerBound + offset, editor: editor).map { (path(of: $0), root(of: $0)) }
         }
         var paragraphs: [IntentParagraph] = []
-        var lineBreaks: [[Int]] = []
+        var source = Source(text: IntentText(text: AttributedText(""), paragraphs: []), lineBreaks: [], roots: [], blocks: [])
         var paragraphBreaks: [Int] = []
         var paragraphStart = 0
-        var currentPath: [BlockIdentity] = starts[0] ?? [BlockIdentities<NodeKey>.outsideEveryBlock]
+        // A span after the document's start may begin with a block decorator (a rule), which the
+        // whole text finds after the "\n" before it.
+        var current = starts[0] ?? (span.lowerBound > 0 ? decorator(at: 0) : nil) ?? ([BlockIdentities<NodeKey>.outsideEveryBlock], nil)
         func endParagraph(at next: Int) {
-            paragraphs.append(IntentParagraph(range: paragraphStart..<next, path: currentPath))
-            lineBreaks.append(paragraphBreaks)
+            paragraphs.append(IntentParagraph(range: paragraphStart..<next, path: current.path))
+            source.lineBreaks.append(paragraphBreaks)
+            source.roots.append(current.root)
+            source.blocks.append((paragraphStart..<next).flatMap { startingBlocks[$0] ?? [] })
             paragraphBreaks = []
             paragraphStart = next
         }
-        units.append(0x0A)
         for index in units.indices where units[index] == 0x0A {
             let next = index + 1
-            if next < units.count, starts[next] == nil, let decorator = decoratorPath(at: next, editor: editor, path: path) {
+            if next < units.count, starts[next] == nil, let found = decorator(at: next) {
                 endParagraph(at: next)
-                currentPath = decorator
-            } else if next < units.count, let path = starts[next] {
+                current = found
+            } else if next < units.count, let found = starts[next] {
                 endParagraph(at: next)
-                currentPath = path
+                current = found
             } else if next < units.count {
                 units[index] = TextLayoutBreak.lineSeparator
                 paragraphBreaks.append(index - paragraphStart)
@@ -301,13 +413,10 @@ struct DocumentLayout {
             }
         }
         for paragraph in paragraphs { drawTabs(in: &units, range: paragraph.range, path: paragraph.path) }
-        var runs: [(length: Int, attributes: Attributes)] = []
-        if let storage, storage.length > 0, let storageRuns = try? storage.runs(in: NSRange(location: 0, length: storage.length)) {
-            runs = storageRuns.map { ($0.range.length, markupAttributes($0.attributes)) }
-        }
         runs.append((units.count - runs.reduce(0) { $0 + $1.length }, .empty))
         let text = (try? AttributedText(String(decoding: units, as: UTF16.self), runs: runs)) ?? AttributedText(String(decoding: units, as: UTF16.self))
-        return Source(text: IntentText(text: text, paragraphs: paragraphs), lineBreaks: lineBreaks, blocks: blocks)
+        source.text = IntentText(text: text, paragraphs: paragraphs)
+        return source
     }
 
     /// A tab is a control character the layout gives no width, but a terminal would jump to its
@@ -318,13 +427,13 @@ struct DocumentLayout {
         for index in range where units[index] == 0x09 { units[index] = inTable ? 0x2502 : 0x20 }
     }
 
-    /// The path of a block-level decorator (a horizontal rule) that starts at `location`.
-    private static func decoratorPath(at location: Int, editor: Editor, path: (NodeKey) -> [BlockIdentity]) -> [BlockIdentity]? {
+    /// The block-level decorator (a horizontal rule) that starts at `location`.
+    private static func decoratorKey(at location: Int, editor: Editor) -> NodeKey? {
         let state = editor.state
         guard let point = try? SelectionMapper.point(at: location, in: state, index: editor.reconciler.index), point.kind == .element else { return nil }
         let children = Array(state.children(of: point.key))
         guard point.offset < children.count, children[point.offset].role == .decorator(inline: false) else { return nil }
-        return path(children[point.offset].key)
+        return children[point.offset].key
     }
 
     /// The theme's format attributes as the markup pipeline's inline intents; underline (which

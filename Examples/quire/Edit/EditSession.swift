@@ -42,8 +42,9 @@ final class EditSession {
         private var pending: [EditorUpdate] = []
         /// Whether `current` is out of date beyond the commits (an image finished loading).
         private var isStale = false
-        /// How many layouts were made by laying out one changed paragraph, and how many whole.
-        private(set) var statistics = (paragraphUpdates: 0, wholeLayouts: 1)
+        /// How many layouts were made by laying out one changed paragraph, the root's changed
+        /// children, or the whole document.
+        private(set) var statistics = (paragraphUpdates: 0, childUpdates: 0, wholeLayouts: 1)
 
         init(editor: Editor, mappings: MarkupMappings, attachments: LiveAttachments, width: Int) {
             self.editor = editor
@@ -66,10 +67,15 @@ final class EditSession {
                 pending = []
                 isStale = false
             }
-            if !isStale, current.width == Double(columns),
-               current.update(after: pending, editor: editor, mappings: mappings, attachments: attachments, loaded: TerminalSignals.attachmentsLoaded) {
-                statistics.paragraphUpdates += 1
-                return self
+            if !isStale, current.width == Double(columns) {
+                if current.update(after: pending, editor: editor, mappings: mappings, attachments: attachments, loaded: TerminalSignals.attachmentsLoaded) {
+                    statistics.paragraphUpdates += 1
+                    return self
+                }
+                if current.updateChildren(after: pending, editor: editor, mappings: mappings, attachments: attachments, loaded: TerminalSignals.attachmentsLoaded) {
+                    statistics.childUpdates += 1
+                    return self
+                }
             }
             current = DocumentLayout(editor: editor, mappings: mappings, width: columns, attachments: attachments,
                                      loaded: TerminalSignals.attachmentsLoaded, reusing: current)

@@ -214,7 +214,9 @@ public struct TextLayout: Sendable {
                                       attachment: built.attachment, label: built.label, clusterStarts: starts, clusterEdges: edges))
                 lineX += runWidth
             }
-            let start = from < clusters.count ? clusters[from].start : paragraph.paragraph.range.lowerBound
+            // A line without clusters is an empty paragraph's, or the one after a break that ends
+            // the paragraph: it starts where the break ends, so that lines stay in offset order.
+            let start = from < clusters.count ? clusters[from].start : (clusters.last?.end ?? paragraph.paragraph.range.lowerBound)
             let end = to > from ? clusters[to - 1].end : start
             if lineHeight == 0 { lineHeight = metrics.lineHeight(for: FontDescriptor(family: "body", size: 16)) }
             result.append(LayoutLine(paragraph: paragraphIndex, start: start, end: end, y: y, height: lineHeight, x: paragraph.indent,
