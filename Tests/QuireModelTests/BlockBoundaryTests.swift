@@ -204,6 +204,19 @@ import Testing
         #expect(state.lastTextBlock(in: state.child(at: 1, of: .root)!, crossingBoundaries: true) == blocks[1])
     }
 
+    @Test func textBlocksOfASubtreeAreTheDocumentsInThatSubtree() throws {
+        var (state, _) = try Self.boxed()
+        let rule = try state.createNode(type: "rule")
+        try state.insert(rule, after: state.root.lastChild!)
+        let blocks = state.textBlocks()
+        #expect(blocks.count == 3)
+        #expect(state.children(of: .root).flatMap { state.textBlocks(in: $0.key) } == blocks)
+        #expect(state.textBlocks(in: .root) == blocks)
+        #expect(state.textBlocks(in: blocks[0]) == [blocks[0]], "a text block is its own")
+        #expect(state.textBlocks(in: rule).isEmpty)
+        #expect(state.textBlocks(in: state.child(at: 1, of: .root)!) == [blocks[1]], "the box's paragraph")
+    }
+
     @Test func aRangeFromBetweenBlocksDeletesFromTheNextBlock() throws {
         var state = EditorState(registry: try Self.registry(), paragraphs: ["ab", "cd", "ef"])
         let texts = state.textBlocks().map { state[$0]!.firstChild! }
