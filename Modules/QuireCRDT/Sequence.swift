@@ -449,7 +449,9 @@ final class FugueSequence {
 
     /// Adds `delta` to the summaries of `node` and its ancestors.
     @inline(__always) func propagate(_ node: SeqNode, add: SeqSummary, subtract: SeqSummary) {
-        var n: SeqNode? = node
+        // Walked without retaining each ancestor (an atomic increment and decrement per level,
+        // on every insert and delete): the tree owns them for the whole walk.
+        unowned(unsafe) var n: SeqNode? = node
         while let x = n {
             x.summary += add
             x.summary -= subtract
