@@ -82,7 +82,13 @@ public struct JSONReader: Sendable {
     public let options: Options
     /// 3 when the input starts with a byte-order mark (columns on line 1 do not count it).
     private let start: Int
+    /// The open containers around the innermost one, outermost first.
     private var frames: [Frame] = []
+    /// The innermost open container when `openCount` > 0: kept out of `frames` so that counting
+    /// members and recording keys touch a plain stored value (no bounds or uniqueness checks).
+    private var current = Frame(isObject: false, firstKey: 0)
+    /// The number of open containers (`frames` plus `current`).
+    private var openCount = 0
     /// The keys of the open objects that still compare by scanning, innermost last: the first
     /// `keyCount` entries (the rest is room kept from closed objects, overwritten in place).
     private var keys: [KeyBytes] = []
@@ -99,7 +105,7 @@ public struct JSONReader: Sendable {
     }
 
     /// The number of open arrays and objects.
-    public var depth: Int { frames.count }
+    public var depth: Int { openCount }
 
     // MARK: errors and paths
 
@@ -108,8 +114,8 @@ public struct JSONReader: Sendable {
     /// - Complexity: O(depth), plus decoding the keys.
     public var path: JSONPath {
         var components: [JSONPath.Component] = []
-        components.reserveCapacity(frames.count)
-        for frame in frames where frame.count > 0 {
+        components.reserveCapacity(openCount)
+        for frame in frames + (openCount > 0 ? [current] : []) where frame.count > 0 {
             if frame.isObject {
                 if let key = frame.key { components.append(.key(string(for: key))) }
             } else {
@@ -186,13 +192,17 @@ public struct JSONReader: Sendable {
     }
 
     private mutating func open(object: Bool) throws(JSONError) {
-        guard frames.count < options.maximumDepth else { throw error(.nestingTooDeep(limit: options.maximumDepth)) }
-        frames.append(Frame(isObject: object, firstKey: keyCount))
+        guard openCount < options.maximumDepth else { throw error(.nestingTooDeep(limit: options.maximumDepth)) }
+        if openCount > 0 { frames.append(current) }
+        current = Frame(isObject: object, firstKey: keyCount)
+        openCount += 1
         offset += 1
     }
 
     private mutating func close() {
-        let frame = frames.removeLast()
+        let frame = current
+        if openCount > 1 { current = frames.removeLast() }
+        openCount -= 1
         if frame.hashesKeys {
             keySets.removeLast()
         } else if frame.isObject {
@@ -215,17 +225,16 @@ public struct JSONReader: Sendable {
     /// - Complexity: O(1) amortized plus the key's length (a linear scan of the first 16 keys when
     ///   a one-word filter of the object's keys cannot rule a repeat out, hashing beyond).
     public mutating func nextKey() throws(JSONError) -> JSONKey? {
-        let top = frames.count - 1
-        precondition(top >= 0 && frames[top].isObject, "nextKey() outside an object")
+        precondition(openCount > 0 && current.isObject, "nextKey() outside an object")
         guard try advance(closing: UInt8(ascii: "}")) else { return nil }
-        frames[top].key = nil
+        current.key = nil
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         guard bytes[offset] == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(bytes[offset])) }
         let keyOffset = offset
         let key = try scanString()
         let bytesOfKey = KeyBytes(range: key.range, escaped: key.decoded != nil)
-        frames[top].key = bytesOfKey
-        if options.duplicateKeys == .reject { try remember(bytesOfKey, at: keyOffset, in: top) }
+        current.key = bytesOfKey
+        if options.duplicateKeys == .reject { try remember(bytesOfKey, at: keyOffset) }
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         guard bytes[offset] == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(bytes[offset])) }
@@ -234,27 +243,27 @@ public struct JSONReader: Sendable {
         return key
     }
 
-    private mutating func remember(_ key: KeyBytes, at keyOffset: Int, in top: Int) throws(JSONError) {
-        if !frames[top].hashesKeys {
+    private mutating func remember(_ key: KeyBytes, at keyOffset: Int) throws(JSONError) {
+        if !current.hashesKeys {
             // Compared in place: copying each earlier key out (a slice, a retained string) cost
             // more than the comparisons in objects of a few members, the usual case.
-            let first = frames[top].firstKey
+            let first = current.firstKey
             let count = keyCount
             let bit = key.escaped ? ~UInt64(0) : bloomBit(key)
-            if frames[top].keyBloom & bit != 0 {
+            if current.keyBloom & bit != 0 {
                 let repeated = keys.withUnsafeBufferPointer { known in
                     for i in first..<count where same(known[i], key) { return true }
                     return false
                 }
                 if repeated { throw error(.duplicateKey(string(for: key)), at: keyOffset) }
             }
-            frames[top].keyBloom |= bit
+            current.keyBloom |= bit
             if count < keys.count { keys[count] = key } else { keys.append(key) }
             keyCount = count + 1
             if keyCount - first > Self.linearKeyLimit {
                 keySets.append(Set(keys[first..<keyCount].map { string(for: $0) }))
                 keyCount = first
-                frames[top].hashesKeys = true
+                current.hashesKeys = true
             }
         } else {
             let name = string(for: key)
@@ -313,14 +322,13 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(1) plus whitespace.
     public mutating func nextElement() throws(JSONError) -> Bool {
-        precondition(frames.last.map { !$0.isObject } == true, "nextElement() outside an array")
+        precondition(openCount > 0 && !current.isObject, "nextElement() outside an array")
         return try advance(closing: UInt8(ascii: "]"))
     }
 
     /// Moves past the comma before the innermost container's next member or element and counts
     /// it, or consumes the container's `closing` bracket and returns false.
     private mutating func advance(closing: UInt8) throws(JSONError) -> Bool {
-        let top = frames.count - 1
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         let byte = bytes[offset]
@@ -328,12 +336,12 @@ public struct JSONReader: Sendable {
             close()
             return false
         }
-        if frames[top].count > 0 {
+        if current.count > 0 {
             guard byte == UInt8(ascii: ",") else { throw error(.unexpectedCharacter(byte)) }
             offset += 1
             skipWhitespace()
         }
-        frames[top].count += 1
+        current.count += 1
         return true
     }
 
