@@ -119,7 +119,7 @@ struct ByteReader {
         let n = try count("string length")
         let start = offset
         offset += n
-        guard let s = String(validating: bytes[start..<start + n], as: UTF8.self) else {
+        guard let s = String(checkingUTF8: bytes, start..<start + n) else {
             throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
         }
         return s
@@ -294,5 +294,28 @@ enum LZ {
         }
         guard op == count else { throw fail("decoded \(op) bytes, expected \(count)") }
         return out
+    }
+}
+
+extension String {
+    /// The text of `bytes[range]`, or nil when those bytes are not valid UTF-8.
+    ///
+    /// `String(validating:as:)` is generic and, unspecialized, costs about 25 instructions a byte;
+    /// the binary formats decode a string per text insert, so this takes the standard library's
+    /// specialized UTF-8 path instead: `String(decoding:)` validates fast and repairs, and its
+    /// result is always valid UTF-8, so the input was valid exactly when the result has the same
+    /// bytes (compared only when some byte is not ASCII).
+    /// - Complexity: O(range.count).
+    init?(checkingUTF8 bytes: [UInt8], _ range: Range<Int>) {
+        let decoded: String? = bytes.withUnsafeBufferPointer { whole in
+            let part = UnsafeBufferPointer(rebasing: whole[range])
+            var s = String(decoding: part, as: UTF8.self)
+            var ascii = true
+            for b in part where b >= 0x80 { ascii = false; break }
+            if ascii { return s }
+            return s.withUTF8 { $0.elementsEqual(part) } ? s : nil
+        }
+        guard let decoded else { return nil }
+        self = decoded
     }
 }

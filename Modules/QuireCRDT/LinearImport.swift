@@ -17,28 +17,32 @@ extension DocStorage {
         for d in change.deps {
             guard let l = lamport(of: d), l < change.lamport else { return false }
         }
-        // Consecutive operations mostly share their container: look its marks up once.
+        // Consecutive operations mostly share their container: look its marks up once. The ops
+        // are read in place (copying each one out would retain its text and container).
         var unmarked: ContainerID?
-        for op in change.ops {
-            let c = op.container
-            switch op.content {
-            case .insertText, .delete, .insertValues:
-                guard c.type == .text || c.type == .list else { return false }
-                if c != unmarked {
-                    if let seq = sequences[c], !seq.marks.isEmpty { return false }
-                    unmarked = c
+        return change.ops.withUnsafeBufferPointer { ops in
+            for i in ops.indices {
+                let type = ops[i].container.type
+                switch ops[i].content {
+                case .insertText, .delete, .insertValues:
+                    guard type == .text || type == .list else { return false }
+                    if ops[i].container != unmarked {
+                        let c = ops[i].container
+                        if let seq = sequences[c], !seq.marks.isEmpty { return false }
+                        unmarked = c
+                    }
+                case .mark, .markEnd, .move, .setValue:
+                    return false
+                case .mapInsert, .mapDelete:
+                    guard type == .map else { return false }
+                case .treeCreate, .treeMove, .treeDelete:
+                    guard type == .tree else { return false }
+                case .counter:
+                    guard type == .counter else { return false }
                 }
-            case .mark, .markEnd, .move, .setValue:
-                return false
-            case .mapInsert, .mapDelete:
-                guard c.type == .map else { return false }
-            case .treeCreate, .treeMove, .treeDelete:
-                guard c.type == .tree else { return false }
-            case .counter:
-                guard c.type == .counter else { return false }
             }
+            return true
         }
-        return true
     }
 
     /// Applies a change that ``canApplyLinearly(_:)`` accepted. A position out of range or a
@@ -204,11 +208,13 @@ extension CRDTDocument {
         for candidate in candidates {
             // Summed per run of ops on one container, so the dictionary is hashed once per run.
             var run: (container: ContainerID, scalars: Int)?
-            for op in candidate.change.ops {
-                guard case .insertText = op.content else { continue }
-                if let r = run, r.container == op.container { run = (r.container, r.scalars + op.length); continue }
-                if let r = run { inserted[r.container, default: 0] += r.scalars }
-                run = (op.container, op.length)
+            candidate.change.ops.withUnsafeBufferPointer { ops in
+                for i in ops.indices {
+                    guard case .insertText = ops[i].content else { continue }
+                    if run?.container == ops[i].container { run!.scalars += ops[i].length; continue }
+                    if let r = run { inserted[r.container, default: 0] += r.scalars }
+                    run = (ops[i].container, ops[i].length)
+                }
             }
             if let r = run { inserted[r.container, default: 0] += r.scalars }
         }

@@ -449,7 +449,9 @@ final class FugueSequence {
 
     /// Adds `delta` to the summaries of `node` and its ancestors.
     @inline(__always) func propagate(_ node: SeqNode, add: SeqSummary, subtract: SeqSummary) {
-        var n: SeqNode? = node
+        // Walked without retaining each ancestor (an atomic increment and decrement per level,
+        // on every insert and delete): the tree owns them for the whole walk.
+        unowned(unsafe) var n: SeqNode? = node
         while let x = n {
             x.summary += add
             x.summary -= subtract
@@ -569,6 +571,8 @@ final class FugueSequence {
     }
 
     /// Moves the upper half of an overfull leaf into a new right sibling.
+    /// - Complexity: O(L + k · log r) for leaf capacity L, k ranges of consecutive IDs among the
+    ///   moved elements and r index runs of their peers (plus shifting those runs).
     func splitLeaf(_ leaf: SeqNode) {
         typing = nil
         let half = leaf.elems.count / 2
@@ -581,7 +585,23 @@ final class FugueSequence {
         right.prev = leaf
         leaf.next?.prev = right
         leaf.next = right
-        for e in right.elems { assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: right) }
+        // Neighbours with consecutive IDs (the pieces of a run that deletes or inserts cut) are
+        // re-indexed as one range: each assignment can shift the peer's index runs.
+        right.elems.withUnsafeBufferPointer { moved in
+            var i = 0
+            while i < moved.count {
+                let peer = moved[i].peer
+                let start = moved[i].counter
+                var end = start + moved[i].length
+                var j = i + 1
+                while j < moved.count, moved[j].peer == peer, moved[j].counter == end {
+                    end += moved[j].length
+                    j += 1
+                }
+                assignIndex(peer: peer, start: start, end: end, leaf: right)
+                i = j
+            }
+        }
         leaf.parent?.invalidateMarkEdges()
         insertSibling(right, after: leaf)
     }
@@ -629,35 +649,41 @@ final class FugueSequence {
         return text.withUTF8 { bytes in
             var n = 0
             for b in bytes where b & 0xC0 != 0x80 { n += 1 }
-            let start = scalars.count
-            scalars.append(contentsOf: repeatElement(Unicode.Scalar(UInt8(0)), count: n))
             var astral = 0
-            scalars.withUnsafeMutableBufferPointer { out in
-                // `text` is valid UTF-8: each lead byte says how many continuation bytes follow.
-                var i = 0
-                var k = start
-                while i < bytes.count {
-                    let b0 = UInt32(bytes[i])
-                    var v: UInt32
-                    if b0 < 0x80 {
-                        v = b0
-                        i += 1
-                    } else if b0 < 0xE0 {
-                        v = (b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                        i += 2
-                    } else if b0 < 0xF0 {
-                        v = (b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6
-                        v |= UInt32(bytes[i + 2] & 0x3F)
-                        i += 3
-                    } else {
-                        v = (b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
-                        v |= UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
-                        i += 4
-                        astral += 1
+            // Decoded into a temporary buffer and appended in one copy: appending element by
+            // element (or from a lazy map) re-checks the arena's capacity at every scalar.
+            withUnsafeTemporaryAllocation(of: Unicode.Scalar.self, capacity: n) { out in
+                if n == bytes.count {
+                    // ASCII (most text): each byte is a scalar.
+                    for i in 0..<n { out.initializeElement(at: i, to: Unicode.Scalar(bytes[i])) }
+                } else {
+                    // `text` is valid UTF-8: each lead byte says how many continuation bytes follow.
+                    var i = 0
+                    var k = 0
+                    while i < bytes.count {
+                        let b0 = UInt32(bytes[i])
+                        var v: UInt32
+                        if b0 < 0x80 {
+                            v = b0
+                            i += 1
+                        } else if b0 < 0xE0 {
+                            v = (b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                            i += 2
+                        } else if b0 < 0xF0 {
+                            v = (b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6
+                            v |= UInt32(bytes[i + 2] & 0x3F)
+                            i += 3
+                        } else {
+                            v = (b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
+                            v |= UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+                            i += 4
+                            astral += 1
+                        }
+                        out.initializeElement(at: k, to: Unicode.Scalar(v).unsafelyUnwrapped)
+                        k += 1
                     }
-                    out[k] = Unicode.Scalar(v).unsafelyUnwrapped
-                    k += 1
                 }
+                scalars.append(contentsOf: UnsafeBufferPointer(out))
             }
             return (Int32(n), Int32(n + astral), Int32(bytes.count))
         }

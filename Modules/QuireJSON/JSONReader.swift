@@ -47,18 +47,29 @@ public struct JSONReader: Sendable {
         }
     }
 
-    /// One open array or object.
+    /// One open array or object. Plain data (no references), so that opening, counting and
+    /// closing containers costs no reference counting.
     private struct Frame: Sendable {
         var isObject: Bool
+        /// Whether this object's keys moved from `keys` into the last of `keySets` (it has
+        /// more than `linearKeyLimit` members).
+        var hashesKeys = false
         /// Members or elements begun so far.
         var count = 0
         /// The key of the member being read (objects).
-        var key: JSONKey?
+        var key: KeyBytes?
         /// Where this object's keys start in `keys`.
         var firstKey: Int
-        /// The keys as strings once the object has more than `linearKeyLimit` (a linear scan
-        /// below that beats hashing, above it a scan would make large objects quadratic).
-        var keySet: Set<String>?
+        /// One bit per key seen (see `bloomBit`): a key whose bit is not set yet is new without
+        /// comparing it to the others. An escaped key sets every bit.
+        var keyBloom: UInt64 = 0
+    }
+
+    /// A key as the reader keeps it: its bytes between the quotes, escapes undecoded; the text
+    /// is decoded again only to compare an escaped key or to report an error.
+    private struct KeyBytes: Sendable {
+        var range: Range<Int>
+        var escaped: Bool
     }
 
     private static let linearKeyLimit = 16
@@ -71,9 +82,19 @@ public struct JSONReader: Sendable {
     public let options: Options
     /// 3 when the input starts with a byte-order mark (columns on line 1 do not count it).
     private let start: Int
+    /// The open containers around the innermost one, outermost first.
     private var frames: [Frame] = []
-    /// The keys of the open objects that still compare by scanning, innermost last.
-    private var keys: [JSONKey] = []
+    /// The innermost open container when `openCount` > 0: kept out of `frames` so that counting
+    /// members and recording keys touch a plain stored value (no bounds or uniqueness checks).
+    private var current = Frame(isObject: false, firstKey: 0)
+    /// The number of open containers (`frames` plus `current`).
+    private var openCount = 0
+    /// The keys of the open objects that still compare by scanning, innermost last: the first
+    /// `keyCount` entries (the rest is room kept from closed objects, overwritten in place).
+    private var keys: [KeyBytes] = []
+    private var keyCount = 0
+    /// The keys of the open objects with more than `linearKeyLimit` members, innermost last.
+    private var keySets: [Set<String>] = []
 
     /// A reader positioned before the first value of `bytes` (after a byte-order mark).
     public init(_ bytes: [UInt8], options: Options = Options()) {
@@ -84,7 +105,7 @@ public struct JSONReader: Sendable {
     }
 
     /// The number of open arrays and objects.
-    public var depth: Int { frames.count }
+    public var depth: Int { openCount }
 
     // MARK: errors and paths
 
@@ -93,8 +114,8 @@ public struct JSONReader: Sendable {
     /// - Complexity: O(depth), plus decoding the keys.
     public var path: JSONPath {
         var components: [JSONPath.Component] = []
-        components.reserveCapacity(frames.count)
-        for frame in frames where frame.count > 0 {
+        components.reserveCapacity(openCount)
+        for frame in frames + (openCount > 0 ? [current] : []) where frame.count > 0 {
             if frame.isObject {
                 if let key = frame.key { components.append(.key(string(for: key))) }
             } else {
@@ -171,14 +192,22 @@ public struct JSONReader: Sendable {
     }
 
     private mutating func open(object: Bool) throws(JSONError) {
-        guard frames.count < options.maximumDepth else { throw error(.nestingTooDeep(limit: options.maximumDepth)) }
-        frames.append(Frame(isObject: object, firstKey: keys.count))
+        guard openCount < options.maximumDepth else { throw error(.nestingTooDeep(limit: options.maximumDepth)) }
+        if openCount > 0 { frames.append(current) }
+        current = Frame(isObject: object, firstKey: keyCount)
+        openCount += 1
         offset += 1
     }
 
     private mutating func close() {
-        let frame = frames.removeLast()
-        if frame.isObject, frame.firstKey < keys.count { keys.removeSubrange(frame.firstKey...) }
+        let frame = current
+        if openCount > 1 { current = frames.removeLast() }
+        openCount -= 1
+        if frame.hashesKeys {
+            keySets.removeLast()
+        } else if frame.isObject {
+            keyCount = frame.firstKey
+        }
         offset += 1
     }
 
@@ -193,19 +222,19 @@ public struct JSONReader: Sendable {
     /// member's value (which the caller must read or skip); returns nil after consuming the `}`.
     ///
     /// - Throws: ``JSONError/Reason/duplicateKey(_:)`` when the key repeats one of this object's.
-    /// - Complexity: O(1) amortized plus the key's length (a linear scan of the first 16 keys,
-    ///   hashing beyond).
+    /// - Complexity: O(1) amortized plus the key's length (a linear scan of the first 16 keys when
+    ///   a one-word filter of the object's keys cannot rule a repeat out, hashing beyond).
     public mutating func nextKey() throws(JSONError) -> JSONKey? {
-        let top = frames.count - 1
-        precondition(top >= 0 && frames[top].isObject, "nextKey() outside an object")
+        precondition(openCount > 0 && current.isObject, "nextKey() outside an object")
         guard try advance(closing: UInt8(ascii: "}")) else { return nil }
-        frames[top].key = nil
+        current.key = nil
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         guard bytes[offset] == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(bytes[offset])) }
         let keyOffset = offset
         let key = try scanString()
-        frames[top].key = key
-        if options.duplicateKeys == .reject { try remember(key, at: keyOffset, in: top) }
+        let bytesOfKey = KeyBytes(range: key.range, escaped: key.decoded != nil)
+        current.key = bytesOfKey
+        if options.duplicateKeys == .reject { try remember(bytesOfKey, at: keyOffset) }
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         guard bytes[offset] == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(bytes[offset])) }
@@ -214,31 +243,47 @@ public struct JSONReader: Sendable {
         return key
     }
 
-    private mutating func remember(_ key: JSONKey, at keyOffset: Int, in top: Int) throws(JSONError) {
-        if frames[top].keySet == nil {
+    private mutating func remember(_ key: KeyBytes, at keyOffset: Int) throws(JSONError) {
+        if !current.hashesKeys {
             // Compared in place: copying each earlier key out (a slice, a retained string) cost
             // more than the comparisons in objects of a few members, the usual case.
-            let first = frames[top].firstKey
-            let repeated = keys.withUnsafeBufferPointer { known in
-                for i in first..<known.count where same(known[i], key) { return true }
-                return false
+            let first = current.firstKey
+            let count = keyCount
+            let bit = key.escaped ? ~UInt64(0) : bloomBit(key)
+            if current.keyBloom & bit != 0 {
+                let repeated = keys.withUnsafeBufferPointer { known in
+                    for i in first..<count where same(known[i], key) { return true }
+                    return false
+                }
+                if repeated { throw error(.duplicateKey(string(for: key)), at: keyOffset) }
             }
-            if repeated { throw error(.duplicateKey(string(for: key)), at: keyOffset) }
-            keys.append(key)
-            if keys.count - frames[top].firstKey > Self.linearKeyLimit {
-                frames[top].keySet = Set(keys[frames[top].firstKey...].map { string(for: $0) })
-                keys.removeSubrange(frames[top].firstKey...)
+            current.keyBloom |= bit
+            if count < keys.count { keys[count] = key } else { keys.append(key) }
+            keyCount = count + 1
+            if keyCount - first > Self.linearKeyLimit {
+                keySets.append(Set(keys[first..<keyCount].map { string(for: $0) }))
+                keyCount = first
+                current.hashesKeys = true
             }
         } else {
             let name = string(for: key)
-            if frames[top].keySet!.insert(name).inserted == false {
+            if keySets[keySets.count - 1].insert(name).inserted == false {
                 throw error(.duplicateKey(name), at: keyOffset)
             }
         }
     }
 
-    private func same(_ left: JSONKey, _ right: JSONKey) -> Bool {
-        if left.decoded == nil, right.decoded == nil {
+    /// A bit from an unescaped key's length and first and last bytes: equal keys have equal bits.
+    @inline(__always)
+    private func bloomBit(_ key: KeyBytes) -> UInt64 {
+        let range = key.range
+        guard !range.isEmpty else { return 1 }
+        let mixed = range.count &* 31 &+ Int(bytes[range.lowerBound]) &* 7 &+ Int(bytes[range.upperBound - 1])
+        return 1 << UInt64(mixed & 63)
+    }
+
+    private func same(_ left: KeyBytes, _ right: KeyBytes) -> Bool {
+        if !left.escaped, !right.escaped {
             let count = left.range.count
             guard count == right.range.count else { return false }
             return bytes.withUnsafeBufferPointer { b in
@@ -248,6 +293,21 @@ public struct JSONReader: Sendable {
             }
         }
         return string(for: left) == string(for: right)
+    }
+
+    /// The text of a key the reader has already scanned (so its escapes are valid).
+    private func string(for key: KeyBytes) -> String {
+        if key.escaped {
+            var again = self
+            again.offset = key.range.lowerBound - 1
+            do {
+                if let decoded = try again.scanString().decoded { return decoded }
+            } catch {
+                // Unreachable: this key was scanned without error before. Its raw bytes are
+                // the best text left to show.
+            }
+        }
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[key.range]), as: UTF8.self) }
     }
 
     /// Consumes the `[` of an array; read its elements with ``nextElement()``.
@@ -262,14 +322,13 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(1) plus whitespace.
     public mutating func nextElement() throws(JSONError) -> Bool {
-        precondition(frames.last.map { !$0.isObject } == true, "nextElement() outside an array")
+        precondition(openCount > 0 && !current.isObject, "nextElement() outside an array")
         return try advance(closing: UInt8(ascii: "]"))
     }
 
     /// Moves past the comma before the innermost container's next member or element and counts
     /// it, or consumes the container's `closing` bracket and returns false.
     private mutating func advance(closing: UInt8) throws(JSONError) -> Bool {
-        let top = frames.count - 1
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
         let byte = bytes[offset]
@@ -277,12 +336,12 @@ public struct JSONReader: Sendable {
             close()
             return false
         }
-        if frames[top].count > 0 {
+        if current.count > 0 {
             guard byte == UInt8(ascii: ",") else { throw error(.unexpectedCharacter(byte)) }
             offset += 1
             skipWhitespace()
         }
-        frames[top].count += 1
+        current.count += 1
         return true
     }
 
@@ -291,6 +350,7 @@ public struct JSONReader: Sendable {
     /// Whether `key` is `name`.
     ///
     /// - Complexity: O(length of the key).
+    @inlinable
     public func key(_ key: JSONKey, is name: StaticString) -> Bool {
         if let decoded = key.decoded {
             return name.withUTF8Buffer { decoded.utf8.elementsEqual($0) }
@@ -478,6 +538,24 @@ public struct JSONReader: Sendable {
     private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> PlainScan {
         var index = start
         let end = buffer.count
+        // Eight bytes at a time while none of them needs a look: no quote, backslash, control
+        // character or non-ASCII byte (text is most of a large document's bytes).
+        if let base = buffer.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                // Per byte, a high bit in `x &- ones & ~x` (x = the byte XOR a value) means the
+                // byte equals that value; in `word &- 0x20s & ~word`, that it is below 0x20; any
+                // borrow only flags bytes after a true one, so the test as a whole is exact.
+                let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+                let control = (word &- ones &* 0x20) & ~word
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control | word
+                if special & highs != 0 { break }
+                index += 8
+            }
+        }
         while index < end {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") { return .closed(index) }
@@ -566,16 +644,15 @@ public struct JSONReader: Sendable {
                 }
                 index += 2
             default:
-                if byte < 0x20 { throw error(.controlCharacterInString, at: index) }
-                if byte < 0x80 {
-                    decoded.append(byte)
-                    index += 1
-                } else {
-                    let length = bytes.withUnsafeBufferPointer { Self.utf8SequenceLength($0, at: index) }
-                    guard length > 0 else { throw error(.invalidUTF8, at: index) }
-                    decoded.append(contentsOf: bytes[index..<(index + length)])
-                    index += length
+                // The plain run up to the next quote or backslash, checked as `scanPlain` checks
+                // any string and copied at once.
+                let stop: Int
+                switch bytes.withUnsafeBufferPointer({ Self.scanPlain($0, from: index) }) {
+                case .closed(let at), .escape(let at): stop = at
+                case .failure(let reason, let at): throw error(reason, at: at)
                 }
+                bytes.withUnsafeBufferPointer { decoded.append(contentsOf: UnsafeBufferPointer(rebasing: $0[index..<stop])) }
+                index = stop
             }
         }
     }

@@ -441,7 +441,17 @@ enum ChangeBlock {
         // Operations, cut into changes by the atom lengths.
         var changes: [LoroJSONChange] = []
         changes.reserveCapacity(n)
+        // How many ops each change has, read off the length column first so that each change's
+        // list is allocated once (a hint: the loop below checks the lengths).
+        var opsPerChange = [Int](repeating: 0, count: n)
+        var hintChange = 0, hintAtoms: Int64 = 0
+        for row in 0..<opCount where hintChange < n {
+            opsPerChange[hintChange] += 1
+            hintAtoms += lenColumn[row]
+            if hintAtoms >= Int64(lengths[hintChange]) { hintChange += 1; hintAtoms = 0 }
+        }
         var ops: [LoroJSONOp] = []
+        ops.reserveCapacity(opsPerChange[0])
         var changeIndex = 0
         var counter = OpCounter(counterStart)
         var changeStart = counter
@@ -535,7 +545,10 @@ enum ChangeBlock {
                 ops = []
                 changeIndex += 1
                 changeStart = counter
-                if changeIndex < n { changeEnd = counter + lengths[changeIndex] }
+                if changeIndex < n {
+                    changeEnd = counter + lengths[changeIndex]
+                    ops.reserveCapacity(opsPerChange[changeIndex])
+                }
             }
         }
         guard changeIndex == n else { throw CRDTError.malformedBytes(offset: values.offset, reason: "the ops cover \(changeIndex) of \(n) changes") }

@@ -125,7 +125,7 @@ extension ByteReader {
         guard n >= 0, n <= remaining else { throw fail("\(what) of \(n) bytes runs past the end") }
         let start = offset
         offset += n
-        guard let s = String(validating: bytes[start..<start + n], as: UTF8.self) else {
+        guard let s = String(checkingUTF8: bytes, start..<start + n) else {
             throw CRDTError.malformedBytes(offset: start, reason: "\(what) is not valid UTF-8")
         }
         return s
