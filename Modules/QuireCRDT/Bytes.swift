@@ -130,6 +130,17 @@ struct ByteReader {
         let n = try count("string length")
         let start = offset
         offset += n
+        // ASCII (most text) is widened in one pass over the bytes in place; the generic decoder
+        // below costs several times as much per byte.
+        let ascii: [Unicode.Scalar]? = bytes.withUnsafeBufferPointer { whole in
+            let part = UnsafeBufferPointer(rebasing: whole[start..<start + n])
+            for b in part where b >= 0x80 { return nil }
+            return [Unicode.Scalar](unsafeUninitializedCapacity: n) { out, initialized in
+                for i in 0..<n { out.initializeElement(at: i, to: Unicode.Scalar(part[i])) }
+                initialized = n
+            }
+        }
+        if let ascii { return ascii }
         var out: [Unicode.Scalar] = []
         out.reserveCapacity(n)
         var iterator = bytes[start..<start + n].makeIterator()

@@ -22,6 +22,14 @@ extension FugueSequence {
     func integrate(_ elem: Elem, wantPosition: Bool = true) -> Int {
         let left = elem.originLeft.id
         let right = elem.originRight.id
+        // Most runs (any history typed in one place, such as one peer's) have origins that are
+        // neighbours: nothing lies between them, so the run goes right after its left origin,
+        // found with one lookup instead of one per origin and a scan.
+        if let slot = adjacentSlot(left: left, right: right) {
+            insertElem(elem, leaf: slot.leaf, at: slot.index)
+            guard wantPosition, let c = cursor(of: elem.id) else { return 0 }
+            return prefix(of: c).count
+        }
         if let right { _ = splitBefore(right) }
         // The scan starts right after the left origin.
         var startLeaf: SeqNode
@@ -97,6 +105,28 @@ extension FugueSequence {
         insertElem(elem, leaf: insertLeaf, at: insertIndex)
         guard wantPosition, let c = cursor(of: elem.id) else { return 0 }
         return prefix(of: c).count
+    }
+
+    /// The slot right after `left` (the start of the sequence when nil) when the element there
+    /// starts exactly at `right` (the end of the sequence when nil), splitting after `left`.
+    /// - Complexity: O(log r + L) for r index runs of the peer, leaf capacity L.
+    private func adjacentSlot(left: OpID?, right: OpID?) -> (leaf: SeqNode, index: Int)? {
+        var leaf = firstLeaf
+        var index = 0
+        if let left {
+            guard let c = splitAfter(left) else { return nil }
+            leaf = c.leaf
+            index = c.index + 1
+        }
+        // The next element in document order (leaves can be empty only in an empty sequence).
+        var l: SeqNode? = leaf
+        var i = index
+        while let x = l, i >= x.elems.count { l = x.next; i = 0 }
+        guard let next = l else { return right == nil ? (leaf, index) : nil }
+        guard let right else { return nil }
+        let e = next.elems[i]
+        guard e.peer == right.peer, e.counter == right.counter else { return nil }
+        return (leaf, index)
     }
 
     /// Marks the elements of `span` deleted; reports each newly deleted visible piece as

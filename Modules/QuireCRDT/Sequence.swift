@@ -360,10 +360,12 @@ final class FugueSequence {
     /// - Complexity: O(log r + L) for leaf capacity L.
     func cursor(of id: OpID) -> SeqCursor? {
         guard let leaf = leaf(of: id) else { return nil }
-        for (i, e) in leaf.elems.enumerated() where e.contains(id) {
-            return SeqCursor(leaf: leaf, index: i, offset: id.counter - e.counter)
+        // Scanned in place: enumerating the array would retain it and copy every element out.
+        let found: (Int, Int32)? = leaf.elems.withUnsafeBufferPointer { elems in
+            for i in elems.indices where elems[i].contains(id) { return (i, id.counter - elems[i].counter) }
+            return nil
         }
-        return nil
+        return found.map { SeqCursor(leaf: leaf, index: $0.0, offset: $0.1) }
     }
 
     /// The summary of everything before the cursor.

@@ -47,6 +47,16 @@ if arguments.first == "--only-loro", let path = arguments.dropFirst().first {
     print("import + first edit \(Bench.format(edit))")
     exit(0)
 }
+// Profiling aid (runs under valgrind, which cannot spawn gzip): replay an uncompressed trace,
+// then import Quire's own updates blob of it into a fresh document `N` times (default 10).
+if arguments.first == "--only-own", let path = arguments.dropFirst().first {
+    let trace = try EditingTrace(json: Data(contentsOf: URL(fileURLWithPath: path)))
+    let blob = try TraceReplay.replaySequential(trace).exportUpdates()
+    let count = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10
+    let seconds = try Bench.best(of: count) { var d = CRDTDocument(peer: 3); try d.importUpdates(blob) }
+    print("import own updates \(Bench.format(seconds)) (\(blob.count) bytes)")
+    exit(0)
+}
 let skipPeers = arguments.contains("--no-peers")
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
