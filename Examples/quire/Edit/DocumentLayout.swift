@@ -182,21 +182,15 @@ struct DocumentLayout {
         let old = paragraphs[index]
         let start = starts[index]
         let newLength = old.length + delta
-        let isLast = index == paragraphs.count - 1
         guard newLength >= 1, start + newLength <= storage.length + 1 else { return false }
-        let stored = min(start + newLength, storage.length) - start
-        guard let text = try? storage.substring(in: NSRange(location: start, length: stored)),
-              let storageRuns = try? storage.runs(in: NSRange(location: start, length: stored)) else { return false }
-        var units = Array(text.utf16)
-        if isLast { units.append(0x0A) }
+        guard var (units, runs) = Self.storedText(storage, span: start..<(start + newLength)) else { return false }
         // The paragraph ends where it did: at the "\n" before the next one's start.
         guard units.count == newLength, units.last == 0x0A else { return false }
         let path = old.built.paragraphs[0].paragraph.path
         let lineBreaks = units.indices.dropLast().filter { units[$0] == 0x0A }
-        for offset in lineBreaks { units[offset] = TextLayoutBreak.lineSeparator }
+        for offset in lineBreaks { units[offset] = TextLayout.lineSeparator }
         Self.drawTabs(in: &units, range: 0..<units.count, path: path)
-        var runs = storageRuns.map { ($0.range.length, Self.markupAttributes($0.attributes)) }
-        runs.append((units.count - stored, .empty))
+        runs.append((units.count - runs.reduce(0) { $0 + $1.length }, .empty))
         guard let attributed = try? AttributedText(String(decoding: units, as: UTF16.self), runs: runs) else { return false }
         let intent = IntentText(text: attributed, paragraphs: [IntentParagraph(range: 0..<units.count, path: path)])
         attachments.request(in: intent) { _, _ in loaded() }
@@ -240,18 +234,14 @@ struct DocumentLayout {
         // The root's children that the commits changed (the root's own write is only its child
         // links: the children it gained or lost are among the changed nodes).
         var changed: Set<NodeKey> = []
-        func rootChild(of key: NodeKey, in state: EditorState) -> NodeKey? {
-            guard key != .root, state[key] != nil else { return nil }
-            return state.ancestors(of: key).reversed().first { $0 != .root } ?? key
-        }
         for update in updates {
             let changes = update.changes
             for key in changes.removed {
-                guard let child = rootChild(of: key, in: update.previousState) else { return false }
+                guard let child = Self.rootChild(of: key, in: update.previousState) else { return false }
                 changed.insert(child)
             }
             for key in changes.created.union(changes.updated).union(changes.moved) where key != .root {
-                guard let child = rootChild(of: key, in: update.state) else { return false }
+                guard let child = Self.rootChild(of: key, in: update.state) else { return false }
                 changed.insert(child)
             }
         }
@@ -301,6 +291,15 @@ struct DocumentLayout {
         return nil
     }
 
+    /// The child of the root that holds `key` (itself, when it is one); nil for the root and for
+    /// a key not in `state`.
+    ///
+    /// - Complexity: O(d) for its depth d.
+    static func rootChild(of key: NodeKey, in state: EditorState) -> NodeKey? {
+        guard key != .root, state[key] != nil else { return nil }
+        return state.ancestors(of: key).reversed().first { $0 != .root } ?? key
+    }
+
     /// The block intent the markup mapping gives `node` (a paragraph when it gives none).
     static func intent(of node: Node, mappings: MarkupMappings) -> BlockIntent {
         if case .block(let mapped)? = mappings.mapping(for: node.type)?.intent(of: node) { return mapped }
@@ -331,19 +330,13 @@ struct DocumentLayout {
     ///   position index, and the root's r children (numbered once).
     static func intentText(editor: Editor, mappings: MarkupMappings, span: Range<Int>, textBlocks: [NodeKey]) -> Source {
         let state = editor.state
-        let storage = editor.storage
         var units: [UInt16]
         var runs: [(length: Int, attributes: Attributes)] = []
-        if let storage {
-            let stored = max(0, min(span.upperBound, storage.length) - span.lowerBound)
-            units = stored > 0 ? ((try? storage.substring(in: NSRange(location: span.lowerBound, length: stored))).map { Array($0.utf16) } ?? []) : []
-            if stored > 0, let storageRuns = try? storage.runs(in: NSRange(location: span.lowerBound, length: stored)) {
-                runs = storageRuns.map { ($0.range.length, markupAttributes($0.attributes)) }
-            }
+        if let storage = editor.storage {
+            (units, runs) = storedText(storage, span: span) ?? ([], [])
         } else {
-            units = Array(FlatString.render(state).utf16)
+            units = Array(FlatString.render(state).utf16) + [0x0A]
         }
-        if span.upperBound > (storage?.length ?? units.count) { units.append(0x0A) }
         // Where each text block starts in the flat string, and its block path.
         var identities = BlockIdentities<NodeKey>()
         // Each parent's children are numbered once (asking every child for its index would scan
@@ -365,9 +358,6 @@ struct DocumentLayout {
                 return identity(ancestor, node)
             }
         }
-        func root(of key: NodeKey) -> NodeKey? {
-            state.ancestors(of: key).reversed().first { $0 != .root } ?? (key == .root ? nil : key)
-        }
         // The paths of the blocks starting at each offset (from the span's start).
         var starts: [Int: (path: [BlockIdentity], root: NodeKey?)] = [:]
         var startingBlocks: [Int: [(key: NodeKey, intent: BlockIntent)]] = [:]
@@ -376,11 +366,11 @@ struct DocumentLayout {
                   span.contains(location)
             else { continue }
             let blockPath = path(of: block)
-            if starts[location - span.lowerBound] == nil { starts[location - span.lowerBound] = (blockPath, root(of: block)) }
+            if starts[location - span.lowerBound] == nil { starts[location - span.lowerBound] = (blockPath, rootChild(of: block, in: state)) }
             if let last = blockPath.last { startingBlocks[location - span.lowerBound, default: []].append((block, last.intent)) }
         }
         func decorator(at offset: Int) -> (path: [BlockIdentity], root: NodeKey?)? {
-            decoratorKey(at: span.lowerBound + offset, editor: editor).map { (path(of: $0), root(of: $0)) }
+            decoratorKey(at: span.lowerBound + offset, editor: editor).map { (path(of: $0), rootChild(of: $0, in: state)) }
         }
         var paragraphs: [IntentParagraph] = []
         var source = Source(text: IntentText(text: AttributedText(""), paragraphs: []), lineBreaks: [], roots: [], blocks: [])
@@ -406,7 +396,7 @@ struct DocumentLayout {
                 endParagraph(at: next)
                 current = found
             } else if next < units.count {
-                units[index] = TextLayoutBreak.lineSeparator
+                units[index] = TextLayout.lineSeparator
                 paragraphBreaks.append(index - paragraphStart)
             } else {
                 endParagraph(at: next)
@@ -417,6 +407,25 @@ struct DocumentLayout {
         let text = (try? AttributedText(String(decoding: units, as: UTF16.self), runs: runs)) ?? AttributedText(String(decoding: units, as: UTF16.self))
         source.text = IntentText(text: text, paragraphs: paragraphs)
         return source
+    }
+
+    /// The storage's units and attribute runs (as markup intents) in `span` of the flat string;
+    /// the final "\n" the storage does not have is added when the span reaches it. nil when the
+    /// span is not inside the storage's text.
+    ///
+    /// - Complexity: O(log n + k + r) for the span's k units and r runs.
+    static func storedText(_ storage: TextStorage, span: Range<Int>) -> (units: [UInt16], runs: [(length: Int, attributes: Attributes)])? {
+        guard span.lowerBound >= 0, span.upperBound <= storage.length + 1 else { return nil }
+        let stored = NSRange(location: span.lowerBound, length: max(0, min(span.upperBound, storage.length) - span.lowerBound))
+        var units: [UInt16] = []
+        var runs: [(length: Int, attributes: Attributes)] = []
+        if stored.length > 0 {
+            guard let text = try? storage.substring(in: stored), let storageRuns = try? storage.runs(in: stored) else { return nil }
+            units = Array(text.utf16)
+            runs = storageRuns.map { ($0.range.length, markupAttributes($0.attributes)) }
+        }
+        if span.upperBound > storage.length { units.append(0x0A) }
+        return (units, runs)
     }
 
     /// A tab is a control character the layout gives no width, but a terminal would jump to its
@@ -500,7 +509,7 @@ struct DocumentLayout {
         let line = layout.lines[lineIndex]
         var end = line.end
         let units = paragraph.built.units
-        while end > line.start, end - 1 < units.count, [0x0A, TextLayoutBreak.lineSeparator].contains(units[end - 1]) { end -= 1 }
+        while end > line.start, end - 1 < units.count, [0x0A, TextLayout.lineSeparator].contains(units[end - 1]) { end -= 1 }
         let isWrapped = lineIndex + 1 < layout.lines.count && layout.lines[lineIndex + 1].start == line.end
         // At a soft wrap the line's end is the next line's start; stay before it.
         if isWrapped, end == line.end, end > line.start { end -= 1 }
@@ -586,12 +595,6 @@ struct DocumentLayout {
         }
         return rows
     }
-}
-
-/// The layout's break inside a paragraph.
-enum TextLayoutBreak {
-    /// U+2028, a hard break inside a paragraph.
-    static let lineSeparator: UInt16 = 0x2028
 }
 
 extension DocumentLayout: TextGeometry {

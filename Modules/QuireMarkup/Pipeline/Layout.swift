@@ -105,8 +105,8 @@ public struct TextLayout: Sendable {
     /// What each paragraph (layout) does with long lines: a paragraph that scrolls
     /// horizontally is never wrapped, so its lines may be wider than `width`.
     public private(set) var overflow: [BlockOverflow]
-    /// The line breaks: U+2028 (a hard break inside a paragraph).
-    static let lineSeparator: UInt16 = 0x2028
+    /// The line break inside a paragraph: U+2028 (a hard break, a line of a code block).
+    public static let lineSeparator: UInt16 = 0x2028
 
     /// Lays `text` out at `width` with `metrics`.
     ///
