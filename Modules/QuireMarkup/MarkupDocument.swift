@@ -237,6 +237,36 @@ public struct MarkupBlock: Hashable, Sendable {
         self.range = range
         self.details = details
     }
+
+    /// The lines of a code or HTML block's literal, without its final line ending: split at each
+    /// "\n" Character, so an empty literal is one empty line.
+    ///
+    /// The UTF-8 bytes are scanned instead of the Characters (which cost a grapheme break test
+    /// each): a "\n" byte is a "\n" Character unless a "\r" before it makes them one "\r\n",
+    /// which stays inside its line.
+    ///
+    /// - Complexity: O(n) in the literal's UTF-8 length.
+    public static func lines(ofLiteral literal: String) -> [Substring] {
+        let utf8 = literal.utf8
+        var lines: [Substring] = []
+        var start = utf8.startIndex
+        var index = start
+        var previous: UInt8 = 0
+        var endsWithLineEnd = false
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            let next = utf8.index(after: index)
+            endsWithLineEnd = byte == UInt8(ascii: "\n") && previous != UInt8(ascii: "\r")
+            if endsWithLineEnd {
+                lines.append(literal[start..<index])
+                start = next
+            }
+            previous = byte
+            index = next
+        }
+        if !endsWithLineEnd || lines.isEmpty { lines.append(literal[start...]) }
+        return lines
+    }
 }
 
 /// A parsed markup document: a sequence of blocks, independent of the markup language.

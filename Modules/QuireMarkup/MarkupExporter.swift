@@ -45,7 +45,7 @@ public struct MarkupExporter: Sendable {
     /// - Complexity: O(n) in the number of nodes plus the text length.
     public func makeDocumentReportingLosses(_ state: EditorState) throws(MarkupError) -> (document: MarkupDocument, losses: [MarkupLoss]) {
         let reader = Reader(state: state, mappings: mappings)
-        let document = MarkupDocument(blocks: try reader.blocks(of: state.root, path: "$.root"))
+        let document = MarkupDocument(blocks: try reader.blocks(of: state.root))
         return (document, reader.log.losses)
     }
 
@@ -102,15 +102,20 @@ struct Reader {
     /// Keys of the markup field that say where a node goes rather than how it is written.
     static let structuralKeys: Set<String> = [MarkupDetails.quotes, MarkupDetails.ownItem, MarkupDetails.loose, MarkupDetails.spans]
 
-    func intent(of node: Node, path: String) throws(MarkupError) -> MarkupIntent {
+    /// The JSON path of `node`, for an error or a loss: built only then, from the node's place,
+    /// since a path string per node would cost more than reading the node.
+    func path(_ node: Node) -> String { state.jsonPath(of: node.key) }
+
+    func unmapped(_ node: Node) -> MarkupError { .unmappedNode(type: node.type.rawValue, path: path(node)) }
+
+    func intent(of node: Node) throws(MarkupError) -> MarkupIntent {
         if node.type == .paragraph && !node.isUnknown { return .block(.paragraph) }
-        guard !node.isUnknown, let mapping = mappings.mapping(for: node.type) else {
-            throw .unmappedNode(type: node.type.rawValue, path: path)
-        }
+        guard !node.isUnknown, let mapping = mappings.mapping(for: node.type) else { throw unmapped(node) }
         return mapping.intent(of: node)
     }
 
-    func children(_ node: Node) -> [Node] { Array(state.children(of: node.key)) }
+    /// The children of `node`, read as they are walked (most walks need no array of them).
+    func children(_ node: Node) -> EditorState.Children { state.children(of: node.key) }
 
     func hasBlockChildren(_ node: Node) -> Bool {
         state.children(of: node.key).contains { !$0.role.isInline }
@@ -130,7 +135,7 @@ struct Reader {
 
     /// The blocks under `parent`, with the block quotes their ``MarkupDetails/quotes`` (or the
     /// default) put around them.
-    func blocks(of parent: Node, path: String) throws(MarkupError) -> [MarkupBlock] {
+    func blocks(of parent: Node) throws(MarkupError) -> [MarkupBlock] {
         var result: [MarkupBlock] = []
         // The open quotes, outermost first.
         var open: [MarkupBlock] = []
@@ -146,11 +151,10 @@ struct Reader {
         var previous: QuoteDefaults.Sibling?
         var run: [Node] = []
         func flushRun() throws(MarkupError) {
-            if !run.isEmpty { add(MarkupBlock(.paragraph, inlines: try inlines(run, path: path))) }
+            if !run.isEmpty { add(MarkupBlock(.paragraph, inlines: try inlines(run))) }
             run = []
         }
-        for (index, child) in children(parent).enumerated() {
-            let childPath = "\(path).children[\(index)]"
+        for child in children(parent) {
             if child.role.isInline {
                 // Inline nodes among blocks (an item of blocks after an edit): a paragraph.
                 run.append(child)
@@ -169,10 +173,10 @@ struct Reader {
             close(to: keep)
             while open.count < quotes.count { open.append(MarkupBlock(.blockQuote)) }
             if quoteNode {
-                let content = try inlines(of: child, path: childPath)
+                let content = try inlines(of: child)
                 if !content.isEmpty || child.childCount > 0 { add(MarkupBlock(.paragraph, inlines: content)) }
             } else {
-                add(try block(child, path: childPath))
+                add(try block(child))
             }
         }
         try flushRun()
@@ -180,44 +184,42 @@ struct Reader {
         return result
     }
 
-    func block(_ node: Node, path: String) throws(MarkupError) -> MarkupBlock {
-        guard case .block(let intent) = try self.intent(of: node, path: path) else {
-            throw .unmappedNode(type: node.type.rawValue, path: path)
-        }
+    func block(_ node: Node) throws(MarkupError) -> MarkupBlock {
+        guard case .block(let intent) = try self.intent(of: node) else { throw unmapped(node) }
         let details = QuireMarkup.details(of: node)
         switch intent {
         case .paragraph, .heading:
-            let content = try inlines(of: node, path: path)
+            let content = try inlines(of: node)
             // A break ending a block is no break in markup (`\` would be text, spaces nothing):
             // a writer leaves it out.
             if let last = content.last, last.intent == .softBreak || last.intent == .lineBreak {
-                log.losses.append(MarkupLoss("a line break ending a \(intent.name) cannot be written in markup; dropped", at: path))
+                log.losses.append(MarkupLoss("a line break ending a \(intent.name) cannot be written in markup; dropped", at: path(node)))
             }
             return MarkupBlock(intent, inlines: content, details: details)
         case .blockQuote:
             // A quote node holding blocks (a quote plugin other than Lexical's).
-            if hasBlockChildren(node) { return MarkupBlock(.blockQuote, children: try blocks(of: node, path: path)) }
-            let content = try inlines(of: node, path: path)
+            if hasBlockChildren(node) { return MarkupBlock(.blockQuote, children: try blocks(of: node)) }
+            let content = try inlines(of: node)
             return MarkupBlock(.blockQuote, children: content.isEmpty && node.childCount == 0 ? [] : [MarkupBlock(.paragraph, inlines: content)])
         case .list(let style, _):
             let tight = markup(node)[MarkupDetails.loose] != .bool(true)
             if case .ordered(let start) = style, !MarkupExporter.listStartRange.contains(start) {
                 let written = min(max(start, MarkupExporter.listStartRange.lowerBound), MarkupExporter.listStartRange.upperBound)
-                log.losses.append(MarkupLoss("a list starting at \(start) cannot be written in markup; it starts at \(written)", at: path))
+                log.losses.append(MarkupLoss("a list starting at \(start) cannot be written in markup; it starts at \(written)", at: path(node)))
             }
-            return try list(node, intent: .list(style, tight: tight), details: details, path: path)
+            return try list(node, intent: .list(style, tight: tight), details: details)
         case .listItem:
-            return MarkupBlock(intent, children: try itemBlocks(node, path: path), details: details)
+            return MarkupBlock(intent, children: try itemBlocks(node), details: details)
         case .codeBlock, .htmlBlock:
             return MarkupBlock(intent, literal: literal(of: node), details: details)
         case .thematicBreak:
             return MarkupBlock(intent, details: details)
         case .table:
-            return try table(node, path: path)
+            return try table(node)
         case .footnoteDefinition:
-            return MarkupBlock(intent, children: try blocks(of: node, path: path), details: details)
+            return MarkupBlock(intent, children: try blocks(of: node), details: details)
         case .tableRow, .tableCell:
-            throw .unmappedNode(type: node.type.rawValue, path: path)
+            throw unmapped(node)
         }
     }
 
@@ -237,17 +239,14 @@ struct Reader {
         return literal + "\n"
     }
 
-    func list(_ node: Node, intent: BlockIntent, details: JSONObject, path: String) throws(MarkupError) -> MarkupBlock {
+    func list(_ node: Node, intent: BlockIntent, details: JSONObject) throws(MarkupError) -> MarkupBlock {
         var items: [MarkupBlock] = []
         let isTask = if case .list(.task, _) = intent { true } else { false }
-        for (index, child) in children(node).enumerated() {
-            let childPath = "\(path).children[\(index)]"
-            guard case .block(let itemIntent) = try self.intent(of: child, path: childPath) else {
-                throw .unmappedNode(type: child.type.rawValue, path: childPath)
-            }
+        for child in children(node) {
+            guard case .block(let itemIntent) = try self.intent(of: child) else { throw unmapped(child) }
             var checked: Bool? = nil
             if case .listItem(let value) = itemIntent { checked = isTask ? value : nil }
-            let content = try itemBlocks(child, path: childPath)
+            let content = try itemBlocks(child)
             // Lexical nests a list in an item of its own; markup nests it in the item before.
             if content.count == 1, case .list = content[0].intent, child.childCount == 1, !items.isEmpty,
                markup(child)[MarkupDetails.ownItem] != .bool(true) {
@@ -259,45 +258,42 @@ struct Reader {
         return MarkupBlock(intent, children: items, details: details)
     }
 
-    func itemBlocks(_ item: Node, path: String) throws(MarkupError) -> [MarkupBlock] {
-        if hasBlockChildren(item) { return try blocks(of: item, path: path) }
-        let content = try inlines(of: item, path: path)
+    func itemBlocks(_ item: Node) throws(MarkupError) -> [MarkupBlock] {
+        if hasBlockChildren(item) { return try blocks(of: item) }
+        let content = try inlines(of: item)
         return content.isEmpty ? [] : [MarkupBlock(.paragraph, inlines: content)]
     }
 
-    func table(_ node: Node, path: String) throws(MarkupError) -> MarkupBlock {
+    func table(_ node: Node) throws(MarkupError) -> MarkupBlock {
         var rows: [MarkupBlock] = []
         var alignments: [TableAlignment] = []
         for (rowIndex, row) in children(node).enumerated() {
-            let rowPath = "\(path).children[\(rowIndex)]"
-            _ = try intent(of: row, path: rowPath)
+            _ = try intent(of: row)
             var cells: [MarkupBlock] = []
             for (column, cell) in children(row).enumerated() {
-                let cellPath = "\(rowPath).children[\(column)]"
-                _ = try intent(of: cell, path: cellPath)
+                _ = try intent(of: cell)
                 var content: [MarkupInline] = []
                 var alignment = TableAlignment.none
-                let blocks = children(cell)
+                let blocks = Array(children(cell))
                 for (index, block) in blocks.enumerated() {
                     if index == 0, let value = TableAlignment(rawValue: block.alignment.rawValue) { alignment = value }
                     if index > 0 { content.append(MarkupInline(.text(" "))) }
-                    let blockPath = "\(cellPath).children[\(index)]"
                     if block.role.isInline {
-                        content += try inlines([block], path: cellPath)
+                        content += try inlines([block])
                     } else if hasBlockChildren(block) {
                         // A list or quote of blocks in a cell: its text, one line.
                         content.append(MarkupInline(.text(plainText(of: block))))
                     } else {
-                        content += try inlines(of: block, path: blockPath)
+                        content += try inlines(of: block)
                     }
                 }
                 let blockCount = blocks.filter { !$0.role.isInline }.count
                 if blockCount > 1 || blocks.contains(where: { !$0.role.isInline && $0.type != .paragraph }) {
-                    log.losses.append(MarkupLoss("a table cell's blocks cannot be written in markup; they are one line of text", at: cellPath))
+                    log.losses.append(MarkupLoss("a table cell's blocks cannot be written in markup; they are one line of text", at: path(cell)))
                 }
                 let spans = ["colSpan", "rowSpan"].compactMap { name in cell.fields[name]?.intValue.flatMap { $0 > 1 ? "\(name) \($0)" : nil } }
                 if !spans.isEmpty {
-                    log.losses.append(MarkupLoss("a cell's \(spans.joined(separator: " and ")) cannot be written in markup; it is one cell", at: cellPath))
+                    log.losses.append(MarkupLoss("a cell's \(spans.joined(separator: " and ")) cannot be written in markup; it is one cell", at: path(cell)))
                 }
                 if rowIndex == 0 { alignments.append(alignment) }
                 cells.append(MarkupBlock(.tableCell(column: column, alignment: column < alignments.count ? alignments[column] : .none), inlines: content))
@@ -326,8 +322,8 @@ struct Reader {
 
     // MARK: Inlines
 
-    func inlines(of node: Node, path: String) throws(MarkupError) -> [MarkupInline] {
-        try inlines(children(node), path: path)
+    func inlines(of node: Node) throws(MarkupError) -> [MarkupInline] {
+        try inlines(children(node))
     }
 
     /// A leaf node as its inline, and the spans it keeps (nil when it keeps none).
@@ -339,9 +335,8 @@ struct Reader {
         var link: (key: NodeKey, inline: MarkupInline)?
     }
 
-    func leaves(_ nodes: [Node], path: String, link: (key: NodeKey, inline: MarkupInline)?, into result: inout [NodeLeaf]) throws(MarkupError) {
-        for (index, node) in nodes.enumerated() {
-            let nodePath = "\(path).children[\(index)]"
+    func leaves(_ nodes: some Sequence<Node>, link: (key: NodeKey, inline: MarkupInline)?, into result: inout [NodeLeaf]) throws(MarkupError) {
+        for node in nodes {
             let spans = markup(node)[MarkupDetails.spans]?.arrayValue?.compactMap(\.stringValue)
             let details = QuireMarkup.details(of: node)
             switch node.role {
@@ -353,9 +348,7 @@ struct Reader {
                 let hard = node.fields[MarkupImporter.hardBreakField] == .bool(true)
                 result.append(NodeLeaf(inline: MarkupInline(hard ? .lineBreak : .softBreak, details: details), format: [], spans: spans, link: link))
             case .text, .decorator:
-                guard case .inline(let intent) = try self.intent(of: node, path: nodePath) else {
-                    throw .unmappedNode(type: node.type.rawValue, path: nodePath)
-                }
+                guard case .inline(let intent) = try self.intent(of: node) else { throw unmapped(node) }
                 var inline = MarkupInline(intent, details: details)
                 if case .image = intent {
                     let alt = node.fields["altText"]?.stringValue ?? ""
@@ -363,25 +356,28 @@ struct Reader {
                 }
                 result.append(NodeLeaf(inline: inline, format: [], spans: spans, link: link))
             case .element(inline: true):
-                guard case .inline(let intent) = try self.intent(of: node, path: nodePath), case .link = intent else {
-                    throw .unmappedNode(type: node.type.rawValue, path: nodePath)
-                }
+                guard case .inline(let intent) = try self.intent(of: node), case .link = intent else { throw unmapped(node) }
                 let link = (key: node.key, inline: MarkupInline(intent, details: details))
                 if node.childCount == 0 {
                     // An empty link still has a place: one empty text.
                     result.append(NodeLeaf(inline: MarkupInline(.text("")), format: [], spans: nil, link: link))
                 }
-                try leaves(children(node), path: nodePath, link: link, into: &result)
+                try leaves(children(node), link: link, into: &result)
             default:
-                throw .unmappedNode(type: node.type.rawValue, path: nodePath)
+                throw unmapped(node)
             }
         }
     }
 
-    func inlines(_ nodes: [Node], path: String) throws(MarkupError) -> [MarkupInline] {
+    func inlines(_ nodes: some Sequence<Node>) throws(MarkupError) -> [MarkupInline] {
         var collected: [NodeLeaf] = []
-        try leaves(nodes, path: path, link: nil, into: &collected)
+        try leaves(nodes, link: nil, into: &collected)
         if let explicit = explicitSpans(collected) { return explicit }
+        // Leaves outside links with no format a span writes are their inlines as they are: what
+        // the segments below would give back, without building them.
+        if collected.allSatisfy({ $0.link == nil && $0.format.isDisjoint(with: InlineSegment.marks) }) {
+            return collected.map(\.inline)
+        }
         let segments = InlineSegment.grouping(collected) { leaf in
             (leaf.inline, leaf.format, leaf.link.map { (id: $0.key, inline: $0.inline) })
         }

@@ -40,7 +40,7 @@ public struct MarkupImporter: Sendable {
         var state = EditorState(registry: registry)
         var batch = state.makeBatch()
         let roots = try build(document, into: &batch)
-        do { try state.insert(batch, roots: roots, under: .root, after: nil) } catch {
+        do { try state.insert(consume batch, roots: roots, under: .root, after: nil) } catch {
             throw .cannotImport(intent: "document", reason: error.description, range: nil)
         }
         return state
@@ -382,18 +382,12 @@ private struct Builder {
 
     // MARK: Literal blocks
 
-    /// The lines of a literal without its final line ending.
-    static func lines(_ literal: String) -> [Substring] {
-        var body = Substring(literal)
-        if body.hasSuffix("\n") { body = body.dropLast() }
-        return body.split(separator: "\n", omittingEmptySubsequences: false)
-    }
 
     mutating func code(_ block: MarkupBlock, into container: inout BlockContainer, quotes: inout [QuoteLevel]) throws(MarkupError) {
         guard let key = try makeBlock(block.intent, details: block.details,
                                       extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container), range: block.range) else {
             var content: [MarkupInline] = []
-            for (index, line) in Self.lines(block.literal).enumerated() {
+            for (index, line) in MarkupBlock.lines(ofLiteral: block.literal).enumerated() {
                 if index > 0 { content.append(MarkupInline(.lineBreak)) }
                 if !line.isEmpty { content.append(MarkupInline(.code(String(line)))) }
             }
@@ -410,7 +404,7 @@ private struct Builder {
     /// node, so that it differs from an empty literal.
     mutating func literalLines(_ literal: String, textType: NodeType, into key: NodeKey, range: SourceRange?) throws(MarkupError) {
         guard !literal.isEmpty else { return }
-        let lines = Self.lines(literal)
+        let lines = MarkupBlock.lines(ofLiteral: literal)
         if lines.count == 1 && lines[0].isEmpty {
             try attach(try create(textType, range: range), to: key, range: range)
             return
@@ -426,7 +420,7 @@ private struct Builder {
                                       extra: quotesMember(quotes, isQuote: false, isEmpty: false, container: container), range: block.range) else {
             // Raw HTML as text: one paragraph per blank-line-separated chunk.
             var chunk: [MarkupInline] = []
-            for line in Self.lines(block.literal) + [""] {
+            for line in MarkupBlock.lines(ofLiteral: block.literal) + [""] {
                 if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
                     if !chunk.isEmpty { try paragraph(chunk, into: &container, quotes: &quotes, range: block.range) }
                     chunk = []

@@ -268,3 +268,13 @@ extension EditorState {
         return .root
     }
 }
+
+extension EditorState {
+    /// The JSON path of `key`'s node in the document's Lexical JSON, such as
+    /// `$.root.children[0].children[2]`: what errors and reported losses name a node by.
+    ///
+    /// - Complexity: O(depth · siblings), for messages; nothing on a hot path calls it.
+    public func jsonPath(of key: NodeKey) -> String {
+        path(to: key).reduce(into: "$.root") { $0 += ".children[\($1)]" }
+    }
+}

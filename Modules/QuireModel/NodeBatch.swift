@@ -23,13 +23,14 @@ public struct NodeBatch: Sendable {
     let firstKey: Int
     /// The nodes, the one with key `firstKey + i` at index `i`.
     private(set) var nodes: [Node] = []
-    /// Per type: its plugin and field table, so a node costs one dictionary lookup.
-    private var plans: [NodeType: Plan] = [:]
-
-    struct Plan {
-        let plugin: any NodePlugin
-        let table: FieldTable
-    }
+    /// Per node, the index in `tables` of its type's table; -1 for a node whose type the batch
+    /// did not look up (unknown types, nodes an importer added itself).
+    private var tableOfNode: [Int32] = []
+    /// The tables of the types created so far, so that creating a node and checking a parent's
+    /// child rule cost an array index instead of hashing the type name.
+    private var tables: [TypeTable] = []
+    /// The index in `tables` of the type created last: runs of one type are common.
+    private var lastTable = 0
 
     init(registry: NodeRegistry, firstKey: Int) {
         self.registry = registry
@@ -45,7 +46,10 @@ public struct NodeBatch: Sendable {
     /// Reserves room for `count` nodes in all.
     ///
     /// - Complexity: O(count).
-    public mutating func reserveCapacity(_ count: Int) { nodes.reserveCapacity(count) }
+    public mutating func reserveCapacity(_ count: Int) {
+        nodes.reserveCapacity(count)
+        tableOfNode.reserveCapacity(count)
+    }
 
     /// The batch's node with `key`, or nil when the key is not one of the batch's.
     ///
@@ -64,12 +68,26 @@ public struct NodeBatch: Sendable {
         return index
     }
 
-    private mutating func plan(for type: NodeType) throws(ModelError) -> Plan {
-        if let plan = plans[type] { return plan }
-        guard let plugin = registry.plugin(for: type), let table = registry.fieldTable(for: type) else { throw .unknownType(type) }
-        let plan = Plan(plugin: plugin, table: table)
-        plans[type] = plan
-        return plan
+    /// The index in `tables` of `type`'s table, added from the registry on first use.
+    ///
+    /// - Complexity: O(t) for the t types the batch has met (a handful), O(1) for a repeat.
+    private mutating func tableIndex(for type: NodeType) throws(ModelError) -> Int {
+        if lastTable < tables.count && tables[lastTable].type == type { return lastTable }
+        for index in tables.indices where tables[index].type == type {
+            lastTable = index
+            return index
+        }
+        guard let table = registry.table(for: type) else { throw .unknownType(type) }
+        tables.append(table)
+        lastTable = tables.count - 1
+        return lastTable
+    }
+
+    /// The child rule of the batch node at `index`, nil for an unknown type.
+    private func childRule(ofNodeAt index: Int) -> ChildRule? {
+        let table = Int(tableOfNode[index])
+        if table >= 0 { return tables[table].childRule }
+        return nodes[index].isUnknown ? nil : registry.table(for: nodes[index].type)?.childRule
     }
 
     // MARK: Creating
@@ -82,18 +100,19 @@ public struct NodeBatch: Sendable {
     /// - Complexity: O(1) amortized, plus the fields given.
     @discardableResult
     public mutating func create(type: NodeType, text: String = "", fields: JSONObject = [:]) throws(ModelError) -> NodeKey {
-        let plan = try plan(for: type)
-        guard plan.plugin.role != .root else { throw .cannotCreateRoot }
-        guard plan.plugin.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
-        var allFields = plan.table.defaults
+        let tableIndex = try tableIndex(for: type)
+        let table = tables[tableIndex]
+        guard table.role != .root else { throw .cannotCreateRoot }
+        guard table.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
+        var allFields = table.fields.defaults
         for (name, value) in fields {
-            if let spec = plan.table.specs[name], !spec.type.accepts(value) {
+            if let spec = table.fields.specs[name], !spec.type.accepts(value) {
                 throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
             }
             allFields[name] = value
         }
-        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: plan.plugin.role, isUnknown: false, text: text, fields: allFields),
-                       plugin: plan.plugin)
+        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: allFields),
+                       tableIndex: tableIndex)
     }
 
     /// Creates a detached node of a registered type whose fields are exactly `fields` (checked
@@ -105,16 +124,17 @@ public struct NodeBatch: Sendable {
     /// - Complexity: O(1) amortized, plus the fields given.
     @discardableResult
     public mutating func createVerbatim(type: NodeType, text: String = "", fields: JSONObject) throws(ModelError) -> NodeKey {
-        let plan = try plan(for: type)
-        guard plan.plugin.role != .root else { throw .cannotCreateRoot }
-        guard plan.plugin.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
+        let tableIndex = try tableIndex(for: type)
+        let table = tables[tableIndex]
+        guard table.role != .root else { throw .cannotCreateRoot }
+        guard table.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
         for (name, value) in fields {
-            if let spec = plan.table.specs[name], !spec.type.accepts(value) {
+            if let spec = table.fields.specs[name], !spec.type.accepts(value) {
                 throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
             }
         }
-        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: plan.plugin.role, isUnknown: false, text: text, fields: fields),
-                       plugin: plan.plugin)
+        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: fields),
+                       tableIndex: tableIndex)
     }
 
     /// Creates a detached node of a type the registry does not know, keeping `fields` verbatim.
@@ -124,12 +144,14 @@ public struct NodeBatch: Sendable {
     public mutating func createUnknown(type: NodeType, role: NodeRole, text: String = "", fields: JSONObject) -> NodeKey {
         let key = NodeKey(firstKey + nodes.count)
         nodes.append(Node(key: key, type: type, role: role, isUnknown: true, text: text, fields: fields))
+        tableOfNode.append(-1)
         return key
     }
 
-    private mutating func add(_ node: Node, plugin: any NodePlugin) throws(ModelError) -> NodeKey {
-        do { try plugin.validate(node) } catch { throw .invalidNode(type: node.type, reason: error) }
+    private mutating func add(_ node: Node, tableIndex: Int) throws(ModelError) -> NodeKey {
+        do { try tables[tableIndex].plugin.validate(node) } catch { throw .invalidNode(type: node.type, reason: error) }
         nodes.append(node)
+        tableOfNode.append(Int32(tableIndex))
         return node.key
     }
 
@@ -145,22 +167,20 @@ public struct NodeBatch: Sendable {
     public mutating func append(_ child: NodeKey, to parent: NodeKey) throws(ModelError) {
         let childIndex = try index(of: child)
         let parentIndex = try index(of: parent)
-        let childNode = nodes[childIndex]
-        let parentNode = nodes[parentIndex]
-        guard childNode.parent == nil else { throw .alreadyAttached(child) }
-        guard parentNode.role.isElement else { throw .notAnElement(parent) }
-        if !parentNode.isUnknown, let plugin = plans[parentNode.type]?.plugin ?? registry.plugin(for: parentNode.type),
-           !plugin.childRule.accepts(type: childNode.type, role: childNode.role) {
-            throw .childNotAccepted(parent: parentNode.type, child: childNode.type)
+        // Fields are read in place: a copy of a node would retain its strings and fields.
+        guard nodes[childIndex].parent == nil else { throw .alreadyAttached(child) }
+        guard nodes[parentIndex].role.isElement else { throw .notAnElement(parent) }
+        if let rule = childRule(ofNodeAt: parentIndex), !rule.accepts(type: nodes[childIndex].type, role: nodes[childIndex].role) {
+            throw .childNotAccepted(parent: nodes[parentIndex].type, child: nodes[childIndex].type)
         }
-        if childNode.firstChild != nil || child == parent {
+        if nodes[childIndex].firstChild != nil || child == parent {
             var current: NodeKey? = parent
             while let key = current {
                 if key == child { throw .wouldCreateCycle(child) }
                 current = self[key]?.parent
             }
         }
-        let previous = parentNode.lastChild
+        let previous = nodes[parentIndex].lastChild
         nodes[childIndex].parent = parent
         nodes[childIndex].previousSibling = previous
         if let previous { nodes[previous.rawValue - firstKey].nextSibling = child } else { nodes[parentIndex].firstChild = child }
@@ -205,6 +225,7 @@ public struct NodeBatch: Sendable {
     /// Adds a node an importer built and checked itself (its key is ``nextKey``).
     mutating func addChecked(_ node: Node) {
         nodes.append(node)
+        tableOfNode.append(-1)
     }
 
     /// Appends `child` under `parent` (both in the batch) without the checks of
@@ -220,16 +241,33 @@ public struct NodeBatch: Sendable {
         nodes[parentIndex].childCount += 1
     }
 
-    /// Links batch nodes as siblings of one parent without checks: for the importers, which
-    /// build whole sibling runs themselves.
-    mutating func linkUnchecked(_ child: Int, parent: NodeKey, previous: NodeKey?) {
-        nodes[child].parent = parent
-        nodes[child].previousSibling = previous
+    /// Links `key`, a detached node of the batch, under `parent` (a node outside the batch, of
+    /// type `type`, whose rule is `rule`: nil accepts anything) after `previous`, whose next
+    /// sibling it becomes when `previous` is in the batch.
+    ///
+    /// - Throws: `ModelError.nodeNotFound` (a key outside the batch), `.alreadyAttached`,
+    ///   `.childNotAccepted`.
+    /// - Complexity: O(1).
+    mutating func linkRoot(_ key: NodeKey, under parent: NodeKey, type: NodeType, accepting rule: ChildRule?, after previous: NodeKey?) throws(ModelError) {
+        let index = try index(of: key)
+        guard nodes[index].parent == nil else { throw .alreadyAttached(key) }
+        if let rule, !rule.accepts(type: nodes[index].type, role: nodes[index].role) {
+            throw .childNotAccepted(parent: type, child: nodes[index].type)
+        }
+        nodes[index].parent = parent
+        nodes[index].previousSibling = previous
+        if let previous {
+            let previousIndex = previous.rawValue - firstKey
+            if previousIndex >= 0 && previousIndex < nodes.count { nodes[previousIndex].nextSibling = key }
+        }
     }
 
     /// The nodes, leaving the batch empty (so that storing them moves rather than copies).
     mutating func takeNodes() -> [Node] {
-        defer { nodes = [] }
+        defer {
+            nodes = []
+            tableOfNode = []
+        }
         return nodes
     }
 
@@ -260,20 +298,25 @@ extension EditorState {
     ///   `parent`); nothing changes then.
     /// - Complexity: O(b · log₃₂ n) for b nodes in the batch and n in the state.
     public mutating func insert(_ batch: consuming NodeBatch, roots: [NodeKey], under parent: NodeKey, after: NodeKey?) throws(ModelError) {
-        var linked = batch
+        // Moved, not copied: linking the roots writes into the nodes, and a second owner would
+        // make that write copy every node of the batch.
+        var linked = consume batch
         guard linked.firstKey >= nextKeyValue else {
             throw .operationMismatch(.createNode(linked.nodes.first ?? root), reason: "the state created nodes after the batch was made")
         }
         let parentNode = try node(parent)
         guard parentNode.role.isElement else { throw .notAnElement(parent) }
-        let parentPlugin = parentNode.isUnknown ? nil : registry.plugin(for: parentNode.type)
-        var seen = Set<NodeKey>()
+        let parentRule = parentNode.isUnknown ? nil : registry.table(for: parentNode.type)?.childRule
+        // What a replay does: create every node (the roots detached, as they are still), then
+        // insert the roots in order. So the creations are taken before the roots are linked.
+        let creations = isRecordingOperations ? linked.nodes.map { EditOperation.createNode($0) } : []
+        // Link the roots in the batch, which checks each (a root given twice is linked the
+        // second time); the state itself is written only once everything is checked. The roots
+        // are new and `parent` is not, so no cycle can form.
+        var previous = after
         for key in roots {
-            guard let rootNode = linked[key] else { throw .nodeNotFound(key) }
-            guard rootNode.parent == nil, seen.insert(key).inserted else { throw .alreadyAttached(key) }
-            if let parentPlugin, !parentPlugin.childRule.accepts(type: rootNode.type, role: rootNode.role) {
-                throw .childNotAccepted(parent: parentNode.type, child: rootNode.type)
-            }
+            try linked.linkRoot(key, under: parent, type: parentNode.type, accepting: parentRule, after: previous)
+            previous = key
         }
         let next: NodeKey?
         if let after {
@@ -283,27 +326,10 @@ extension EditorState {
             next = parentNode.firstChild
         }
         nextKeyValue = linked.firstKey + linked.nodes.count
-        // What a replay does: create every node (the roots detached, as they are still), then
-        // insert the roots in order. The roots are new and `parent` is not, so no cycle can
-        // form, and each root's child rule was checked above.
-        if isRecordingOperations {
-            for node in linked.nodes { record(.createNode(node)) }
-        }
-        // Link the roots in the batch, then store everything in one pass.
+        for operation in creations { record(operation) }
         var updatedParent = parentNode
-        var previous = after
-        for key in roots {
-            linked.linkUnchecked(key.rawValue - linked.firstKey, parent: parent, previous: previous)
-            if let previous {
-                if linked[previous] != nil {
-                    linked.setNextSibling(key, of: previous)
-                } else {
-                    nodes[previous]!.nextSibling = key
-                }
-            } else {
-                updatedParent.firstChild = key
-            }
-            previous = key
+        if let first = roots.first {
+            if let after { nodes[after]!.nextSibling = first } else { updatedParent.firstChild = first }
         }
         if let last = roots.last {
             linked.setNextSibling(next, of: last)

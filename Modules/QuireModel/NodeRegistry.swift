@@ -4,9 +4,10 @@
 /// theirs with `register(_:)`. A document type with no plugin imports as an unknown node.
 public struct NodeRegistry: Sendable {
     private var plugins: [NodeType: any NodePlugin]
-    /// Each type's field specs and default field values, computed once at registration: a
-    /// plugin's `fields` is a computed property, and node creation is on the paste path.
-    private var fieldTables: [NodeType: FieldTable] = [:]
+    /// Each type's role, child rule, field specs and default field values, computed once at
+    /// registration: a plugin's `fields` and `childRule` are computed properties (some build a
+    /// set on every access), and node creation and linking are on the import and paste paths.
+    private var tables: [NodeType: TypeTable] = [:]
     /// Type names in registration order, which is also priority order.
     public private(set) var registeredTypes: [NodeType]
 
@@ -34,13 +35,18 @@ public struct NodeRegistry: Sendable {
     private mutating func add(_ plugin: any NodePlugin) {
         plugins[plugin.type] = plugin
         registeredTypes.append(plugin.type)
-        fieldTables[plugin.type] = FieldTable(plugin)
+        tables[plugin.type] = TypeTable(plugin)
     }
 
     /// The field specs and defaults of a registered type, or nil when the type is unknown.
     ///
     /// - Complexity: O(1) on average.
-    func fieldTable(for type: NodeType) -> FieldTable? { fieldTables[type] }
+    func fieldTable(for type: NodeType) -> FieldTable? { tables[type]?.fields }
+
+    /// What the registry computed of a registered type, or nil when the type is unknown.
+    ///
+    /// - Complexity: O(1) on average.
+    func table(for type: NodeType) -> TypeTable? { tables[type] }
 
     /// The plugin for `type`, or nil when the type is unknown.
     ///
@@ -49,6 +55,23 @@ public struct NodeRegistry: Sendable {
 
     /// Whether `type` has a plugin.
     public func contains(_ type: NodeType) -> Bool { plugins[type] != nil }
+}
+
+/// A registered type's plugin with the properties the bulk paths read per node, read once.
+struct TypeTable: Sendable {
+    let type: NodeType
+    let plugin: any NodePlugin
+    let role: NodeRole
+    let childRule: ChildRule
+    let fields: FieldTable
+
+    init(_ plugin: any NodePlugin) {
+        type = plugin.type
+        self.plugin = plugin
+        role = plugin.role
+        childRule = plugin.childRule
+        fields = FieldTable(plugin)
+    }
 }
 
 /// A type's field specs by name, and the fields (with `version`) a new node starts with.

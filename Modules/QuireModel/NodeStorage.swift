@@ -47,9 +47,13 @@ struct TrackedNodes: Sendable {
         count = 1
     }
 
-    /// - Complexity: O(log₃₂ w) for w written nodes, plus O(1) for a bulk node.
+    /// - Complexity: O(log₃₂ w) for w written nodes, plus O(1) for a bulk node; O(1) for every
+    ///   node before the first write after a bulk store.
     subscript(key: NodeKey) -> Node? {
         get {
+            // Until the first write after a bulk store, the overlay holds the root alone (it is
+            // never removed): the other nodes are read from the bulk layer without hashing.
+            if overlay.count == 1, key != .root, let base { return base[key] }
             if let slot = overlay[key] { return slot.node }
             return base?[key]
         }

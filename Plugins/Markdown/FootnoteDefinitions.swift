@@ -157,15 +157,21 @@ struct FootnoteDefinitions {
     static func labels(in blocks: some Collection<MarkupBlock>) -> (references: [String], definitions: [String]) {
         var references: [String] = []
         var definitions: [String] = []
-        var pendingInlines: [MarkupInline] = []
-        // Blocks nest no deeper than the writer recurses; inlines are walked with a stack.
+        // Blocks nest no deeper than the writer recurses; inlines are walked with a stack of
+        // sibling arrays and the next index in each (arrays are shared, never copied).
+        var pending: [(siblings: [MarkupInline], next: Int)] = []
         func collect(_ blocks: some Collection<MarkupBlock>) {
             for block in blocks {
                 if case .footnoteDefinition(let label) = block.intent { definitions.append(label) }
-                pendingInlines.append(contentsOf: block.inlines.reversed())
-                while let inline = pendingInlines.popLast() {
-                    if case .footnoteReference(let label) = inline.intent { references.append(label) }
-                    pendingInlines.append(contentsOf: inline.children.reversed())
+                if !block.inlines.isEmpty { pending.append((block.inlines, 0)) }
+                while let (siblings, next) = pending.last {
+                    guard next < siblings.count else {
+                        pending.removeLast()
+                        continue
+                    }
+                    pending[pending.count - 1].next = next + 1
+                    if case .footnoteReference(let label) = siblings[next].intent { references.append(label) }
+                    if !siblings[next].children.isEmpty { pending.append((siblings[next].children, 0)) }
                 }
                 collect(block.children)
             }

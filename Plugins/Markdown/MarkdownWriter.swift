@@ -67,7 +67,26 @@ struct BlockWriter {
     /// Writes one line under the containers' prefixes; an empty line drops the prefixes'
     /// trailing spaces (`>` for a blank line in a quote).
     mutating func line(_ text: String) {
+        guard text.isEmpty else {
+            // Written straight into the output: most lines have text, and need no trimming.
+            Self.writePrefixes(&prefixes, into: &output)
+            output += text
+            output += "\n"
+            return
+        }
         var line = ""
+        Self.writePrefixes(&prefixes, into: &line)
+        while line.last == " " { line.removeLast() }
+        // A task item's marker is `[ ]` or `[x]` and a space: without the space an empty
+        // task item reads back as a bullet with the text "[ ]" (found by MarkdownFuzz).
+        if line.hasSuffix("[ ]") || line.hasSuffix("[x]") { line += " " }
+        output += line
+        output += "\n"
+    }
+
+    /// The prefixes of the containers around the next line: a container's first line gets its
+    /// first prefix (a list item's marker), every later one its rest.
+    private static func writePrefixes(_ prefixes: inout [Prefix], into line: inout String) {
         for index in prefixes.indices {
             if prefixes[index].isFirstPending {
                 line += prefixes[index].first
@@ -76,15 +95,6 @@ struct BlockWriter {
                 line += prefixes[index].rest
             }
         }
-        line += text
-        if text.isEmpty {
-            while line.last == " " { line.removeLast() }
-            // A task item's marker is `[ ]` or `[x]` and a space: without the space an empty
-            // task item reads back as a bullet with the text "[ ]" (found by MarkdownFuzz).
-            if line.hasSuffix("[ ]") || line.hasSuffix("[x]") { line += " " }
-        }
-        output += line
-        output += "\n"
     }
 
     mutating func lines(_ texts: [String]) {
@@ -186,9 +196,7 @@ struct BlockWriter {
     }
 
     static func literalLines(_ literal: String) -> [String] {
-        var body = Substring(literal)
-        if body.hasSuffix("\n") { body = body.dropLast() }
-        return body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        MarkupBlock.lines(ofLiteral: literal).map(String.init)
     }
 
     /// The lines of one block's inlines, read back before they are kept (``InlineReadBack``).
@@ -875,19 +883,31 @@ struct InlineWriter {
     /// - Complexity: O(n) in the inlines' size.
     static func replacing(_ inlines: [MarkupInline], _ replacement: (MarkupInline) -> (MarkupInline, Substring)?) -> ([MarkupInline], opening: Substring)? {
         var opening: Substring?
-        func replaced(_ inlines: [MarkupInline]) -> [MarkupInline] {
-            inlines.map { inline in
+        // nil when nothing in `inlines` is replaced: every block is looked at, few have anything
+        // to replace, and those that have none are not copied.
+        func replaced(_ inlines: [MarkupInline]) -> [MarkupInline]? {
+            var result: [MarkupInline]?
+            for (index, inline) in inlines.enumerated() {
+                var changed: MarkupInline?
                 if let (replaced, about) = replacement(inline) {
                     opening = opening ?? about
-                    return replaced
+                    changed = replaced
+                } else if let children = replaced(inline.children) {
+                    var copy = inline
+                    copy.children = children
+                    changed = copy
                 }
-                var copy = inline
-                copy.children = replaced(inline.children)
-                return copy
+                if let changed {
+                    if result == nil { result = Array(inlines[..<index]) }
+                    result!.append(changed)
+                } else {
+                    result?.append(inline)
+                }
             }
+            return result
         }
-        let result = replaced(inlines)
-        return opening.map { (result, $0) }
+        guard let result = replaced(inlines), let opening else { return nil }
+        return (result, opening)
     }
 
     mutating func writeCode(_ code: String) {

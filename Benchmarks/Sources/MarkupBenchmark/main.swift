@@ -1,6 +1,9 @@
 // Markdown → EditorState against cmark-gfm's own markdown → HTML on the same ~10 MB input, and
 // layout of a 1 MB document at width 80 with the offset ↔ point cost at its end against its start.
-// Run: swift run -c release --package-path Benchmarks MarkupBenchmark [megabytes]
+// Run: swift run -c release --package-path Benchmarks MarkupBenchmark [megabytes] [--only STEP]
+// `--only parse|import|state|export [--runs N]` runs that one step N times (default 5) and nothing
+// else, for a profiler (`perf record -g`, `valgrind --tool=callgrind`, or `perf stat -e
+// instructions` with N and 0 runs: the difference is the step's cost alone).
 import BenchSupport
 import Foundation
 import QuireCatalog
@@ -31,19 +34,47 @@ func corpus(bytes: Int) throws -> String {
     return text
 }
 
-let megabytes = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 10
+let arguments = Bench.arguments
+let onlyStep = arguments.firstIndex(of: "--only").map { index -> String in
+    guard index + 1 < arguments.count else { fatalError("--only needs a step: parse, import, state or export") }
+    return arguments[index + 1]
+}
+let runs = arguments.firstIndex(of: "--runs").map { index -> Int in
+    guard index + 1 < arguments.count, let count = Int(arguments[index + 1]) else { fatalError("--runs needs a count") }
+    return count
+} ?? 5
+let megabytes = arguments.first.flatMap(Double.init) ?? 10
 let configuration = try Configuration.load(
     yaml: "version: 1\nplugins:\n" + BuiltInPlugins.all.map { "  - \($0.name)\n" }.joined(), catalog: BuiltInPlugins.catalog)
 let converter = MarkdownConverter(registry: try configuration.makeRegistry(), contributions: configuration.plugins.contributions)
 
 let input = try corpus(bytes: Int(megabytes * 1_000_000))
 print("input: \(input.utf8.count) bytes of spec examples")
+if let onlyStep {
+    let parsed = try MarkdownFormat().parse(input)
+    let built = try converter.state(fromMarkdown: input)
+    var sink = 0
+    for _ in 0..<runs {
+        switch onlyStep {
+        case "parse": sink &+= try MarkdownFormat().parse(input).blocks.count
+        case "import": sink &+= try MarkupImporter(mappings: converter.mappings).makeState(parsed, registry: converter.registry).nodeCount
+        case "state": sink &+= try converter.state(fromMarkdown: input).nodeCount
+        case "export": sink &+= try converter.markdown(from: built).utf8.count
+        default: fatalError("unknown step \(onlyStep): parse, import, state or export")
+        }
+    }
+    print("\(onlyStep) × \(runs): \(sink)")
+    exit(0)
+}
 var htmlBytes = 0
 let html = try Bench.best(of: 3) { htmlBytes = try CmarkGFM.html(input).utf8.count }
 var documentBlocks = 0
 let parse = try Bench.best(of: 3) { documentBlocks = try MarkdownFormat().parse(input).blocks.count }
 var nodes = 0
 let state = try Bench.best(of: 3) { nodes = try converter.state(fromMarkdown: input).nodeCount }
+let parsedDocument = try MarkdownFormat().parse(input)
+let importer = MarkupImporter(mappings: converter.mappings)
+let importOnly = try Bench.best(of: 3) { _ = try importer.makeState(parsedDocument, registry: converter.registry) }
 var written = 0
 let sample = try converter.state(fromMarkdown: input)
 let export = try Bench.best(of: 3) { written = try converter.markdown(from: sample).utf8.count }
@@ -51,6 +82,7 @@ Bench.table(["step", "time", "ratio to cmark-gfm markdown → HTML"], [
     ["cmark-gfm markdown → HTML (\(htmlBytes) B)", Bench.format(html), "1.00"],
     ["markdown → MarkupDocument (\(documentBlocks) blocks)", Bench.format(parse), String(format: "%.2f", parse / html)],
     ["markdown → EditorState (\(nodes) nodes)", Bench.format(state), String(format: "%.2f", state / html)],
+    ["of which MarkupDocument → EditorState", Bench.format(importOnly), String(format: "%.2f", importOnly / html)],
     ["EditorState → markdown (\(written) B)", Bench.format(export), String(format: "%.2f", export / html)],
 ])
 
