@@ -190,7 +190,7 @@ public struct MarkupInline: Hashable, Sendable {
     public var details: JSONObject
 
     /// An inline node.
-    public init(_ intent: InlineIntent, children: [MarkupInline] = [], range: SourceRange? = nil, details: JSONObject = [:]) {
+    public init(_ intent: InlineIntent, children: [MarkupInline] = [], range: SourceRange? = nil, details: JSONObject = JSONObject()) {
         self.intent = intent
         self.children = children
         self.range = range
@@ -229,7 +229,7 @@ public struct MarkupBlock: Hashable, Sendable {
 
     /// A block.
     public init(_ intent: BlockIntent, children: [MarkupBlock] = [], inlines: [MarkupInline] = [], literal: String = "",
-                range: SourceRange? = nil, details: JSONObject = [:]) {
+                range: SourceRange? = nil, details: JSONObject = JSONObject()) {
         self.intent = intent
         self.children = children
         self.inlines = inlines

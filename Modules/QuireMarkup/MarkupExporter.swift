@@ -88,7 +88,7 @@ final class LossLog {
 
 /// A node's ``MarkupDetails/field`` as details, without the keys the importer itself reads.
 func details(of node: Node) -> JSONObject {
-    guard case .object(let object)? = node.fields[MarkupDetails.field] else { return [:] }
+    guard case .object(let object)? = node.fields[MarkupDetails.field] else { return JSONObject() }
     var details = JSONObject()
     for (key, value) in object where !Reader.structuralKeys.contains(key) { details[key] = value }
     return details
@@ -122,7 +122,7 @@ struct Reader {
     }
 
     func markup(_ node: Node) -> JSONObject {
-        node.fields[MarkupDetails.field]?.objectValue ?? [:]
+        node.fields[MarkupDetails.field]?.objectValue ?? JSONObject()
     }
 
     func isQuote(_ node: Node) -> Bool {

@@ -113,7 +113,7 @@ private struct Builder {
         .cannotImport(intent: what, reason: error.description, range: range)
     }
 
-    mutating func create(_ type: NodeType, text: String = "", fields: JSONObject = [:], range: SourceRange?) throws(MarkupError) -> NodeKey {
+    mutating func create(_ type: NodeType, text: String = "", fields: JSONObject = JSONObject(), range: SourceRange?) throws(MarkupError) -> NodeKey {
         do { return try batch.create(type: type, text: text, fields: fields) } catch { throw fail(error, type.rawValue, range) }
     }
 
@@ -164,7 +164,7 @@ private struct Builder {
         return object.count == 0 ? nil : .object(object)
     }
 
-    mutating func makeBlock(_ intent: BlockIntent, context: MarkupImportContext = MarkupImportContext(), details: JSONObject = [:],
+    mutating func makeBlock(_ intent: BlockIntent, context: MarkupImportContext = MarkupImportContext(), details: JSONObject = JSONObject(),
                             extra: [(String, JSONValue)] = [], range: SourceRange?) throws(MarkupError) -> NodeKey? {
         guard let (type, found) = importing(.block(intent), context: context) else { return nil }
         var fields = found
@@ -252,7 +252,7 @@ private struct Builder {
     func quoteTakesInlines(_ type: NodeType) -> Bool { accepts(type, .text) }
 
     mutating func paragraph(_ content: [MarkupInline], into container: inout BlockContainer, quotes: inout [QuoteLevel],
-                            range: SourceRange?, fields: JSONObject = [:]) throws(MarkupError) {
+                            range: SourceRange?, fields: JSONObject = JSONObject()) throws(MarkupError) {
         var fields = fields
         let extra = quotesMember(quotes, isQuote: false, isEmpty: content.isEmpty, container: container)
         if let markup = Self.markupField([:], adding: extra) { fields[MarkupDetails.field] = markup }
@@ -455,7 +455,7 @@ private struct Builder {
                     throw .cannotImport(intent: "table cell", reason: "no registered mapping takes table cells", range: cell.range)
                 }
                 try attach(cellKey, to: rowKey, range: cell.range)
-                var fields: JSONObject = [:]
+                var fields: JSONObject = JSONObject()
                 if case .tableCell(_, let alignment) = cell.intent, alignment != .none {
                     fields["format"] = .string(alignment.rawValue)
                 }
@@ -471,7 +471,7 @@ private struct Builder {
     mutating func flush() throws(MarkupError) {
         guard let text = pending else { return }
         pending = nil
-        var fields: JSONObject = [:]
+        var fields: JSONObject = JSONObject()
         if !text.format.isEmpty { fields["format"] = .number(.integer(text.format.rawValue)) }
         if let spans = text.spans { fields[MarkupDetails.field] = .object([MarkupDetails.spans: spans]) }
         let key = try create(.text, text: text.text, fields: fields, range: nil)
@@ -547,7 +547,7 @@ private struct Builder {
             try text(string, format: leaf.format.union(.code), spans: spans, into: parent)
         case .softBreak, .lineBreak:
             try flush()
-            var fields: JSONObject = [:]
+            var fields: JSONObject = JSONObject()
             if leaf.content.intent == .lineBreak { fields[MarkupImporter.hardBreakField] = true }
             if let markup = markup(leaf.content.details) { fields[MarkupDetails.field] = markup }
             try attach(try create(.lineBreak, fields: fields, range: leaf.content.range), to: parent, range: leaf.content.range)

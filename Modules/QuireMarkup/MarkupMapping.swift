@@ -53,7 +53,7 @@ public struct FixedIntentMapping: MarkupNodeMapping {
 
     /// No fields for `intent`, nil for any other.
     public func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
-        intent == self.intent ? [:] : nil
+        intent == self.intent ? JSONObject() : nil
     }
 
     /// Always `intent`.

@@ -99,7 +99,7 @@ public struct NodeBatch: Sendable {
     ///   `.fieldTypeMismatch`, `.invalidNode`; the batch is unchanged then.
     /// - Complexity: O(1) amortized, plus the fields given.
     @discardableResult
-    public mutating func create(type: NodeType, text: String = "", fields: JSONObject = [:]) throws(ModelError) -> NodeKey {
+    public mutating func create(type: NodeType, text: String = "", fields: JSONObject = JSONObject()) throws(ModelError) -> NodeKey {
         let tableIndex = try tableIndex(for: type)
         let table = tables[tableIndex]
         guard table.role != .root else { throw .cannotCreateRoot }
