@@ -224,13 +224,16 @@ public final class Editor {
         var accumulated = next.dirtyNodes
         var toVisit = accumulated
         var passes = 0
+        // Without a transform registered, stage 1 has nothing to run: the written nodes are not
+        // looked up for it (a paste writes thousands).
+        let hasTransforms = transforms.values.contains { !$0.isEmpty } || batchTransforms.values.contains { !$0.isEmpty }
         while !toVisit.isEmpty {
             passes += 1
             if passes > Self.maximumTransformPasses { throw EditorError.transformLoop(passes: Self.maximumTransformPasses) }
             next.clearDirtyNodes()
             // Stage 1: transforms, per node in key order, then per batch.
             var batches: [NodeType: [NodeKey]] = [:]
-            for key in toVisit.sorted() {
+            for key in hasTransforms ? toVisit.sorted() : [] {
                 // Most written nodes have no transform: their attachment is not looked up.
                 guard let node = next[key] else { continue }
                 let hasBatchTransform = batchTransforms[node.type] != nil
