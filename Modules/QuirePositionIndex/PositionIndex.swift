@@ -105,12 +105,6 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         @inlinable
         public var isEmpty: Bool { flat.nodes.isEmpty }
 
-        /// The keys of the nodes opened, in document order.
-        ///
-        /// - Complexity: O(n) for n nodes.
-        @inlinable
-        public var keys: [Key] { flat.nodes.map { flat.keys[$0.preamble] } }
-
         /// Adds `key`'s preamble and content parts; returns the number with which to close it
         /// once its children's parts are added.
         ///

@@ -154,14 +154,20 @@ public final class Reconciler {
             }
             report.removedNodes += try Self.translate { try index.remove(key) }.count
         }
-        // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
-        var inserted = Set<NodeKey>()
-        for key in changes.created.union(changes.moved) where !index.contains(key) && next.isAttached(key) {
-            try insertWithEarlierSiblings(key, in: next, styles: styles.new, pending: &pending, inserted: &inserted, report: &report)
+        // Updated nodes still in the index are compared in step 3; one that left with a removed
+        // or moved ancestor comes back whole with it in step 2.
+        let staying = changes.updated.filter { index.contains($0) }
+        // 2. Created and moved nodes arrive, each with its subtree, in sibling order (every one
+        // that is attached: a node whose ancestors are missing comes with the topmost of them).
+        for key in changes.created where !index.contains(key) && next.isAttached(key) {
+            try insertWithEarlierSiblings(key, in: next, styles: styles.new, pending: &pending, report: &report)
+        }
+        for key in changes.moved where !index.contains(key) && next.isAttached(key) {
+            try insertWithEarlierSiblings(key, in: next, styles: styles.new, pending: &pending, report: &report)
         }
         // 3. Nodes that stayed: compare each part.
         var restyles: [NodeKey] = []
-        for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
+        for key in staying {
             try update(key, splices: changes.textSplices[key], from: previous, to: next, styles: styles, pending: &pending, report: &report, restyles: &restyles)
         }
         // 4. Elements whose own attributes changed restyle their descendants, once every part
@@ -174,14 +180,13 @@ public final class Reconciler {
 
     /// Inserts `key` after making sure its parent and earlier siblings are in the index.
     private func insertWithEarlierSiblings(
-        _ key: NodeKey, in state: EditorState, styles: StyleMemo, pending: inout PendingEdits, inserted: inout Set<NodeKey>,
-        report: inout ReconcileReport
+        _ key: NodeKey, in state: EditorState, styles: StyleMemo, pending: inout PendingEdits, report: inout ReconcileReport
     ) throws(ReconcilerError) {
         // An ancestor not yet in the index brings this node along with its own subtree.
         if let parent = state[key]?.parent, !index.contains(parent) {
             var top = parent
             while let up = state[top]?.parent, !index.contains(up) { top = up }
-            try insertWithEarlierSiblings(top, in: state, styles: styles, pending: &pending, inserted: &inserted, report: &report)
+            try insertWithEarlierSiblings(top, in: state, styles: styles, pending: &pending, report: &report)
             return
         }
         // Earlier siblings that are also missing go first, oldest first.
@@ -200,7 +205,6 @@ public final class Reconciler {
         var builder = RunBuilder()
         for missing in ordered { Self.walk(missing, in: state, into: &parts, rendering: pending.isHeadless ? nil : styles, to: &builder) }
         try Self.translate { try index.insert(parts, at: point) }
-        for key in parts.keys { inserted.insert(key) }
         report.insertedNodes += ordered.count
         if !pending.isHeadless {
             let rendered = builder.build()

@@ -29,7 +29,8 @@ final class StyleMemo {
     @exclusivity(unchecked) private var lastDerivation: (key: Derivation, number: Int)?
     @exclusivity(unchecked) private var lastContent: (key: Content, attributes: Attributes)?
     /// The plugins of the types met so far: a document has few types, so a scan beats hashing.
-    @exclusivity(unchecked) private var plugins: [(type: NodeType, plugin: (any NodePlugin)?)] = []
+    @exclusivity(unchecked) private var pluginTypes: [NodeType] = []
+    @exclusivity(unchecked) private var plugins: [(any NodePlugin)?] = []
 
     private struct Derivation: Hashable {
         var inherited: Int
@@ -138,9 +139,10 @@ final class StyleMemo {
     /// `EditorState.plugin(of:)`, remembered by type.
     private func plugin(of node: Node) -> (any NodePlugin)? {
         if node.isUnknown { return nil }
-        if let known = plugins.first(where: { $0.type == node.type }) { return known.plugin }
+        for index in pluginTypes.indices where pluginTypes[index] == node.type { return plugins[index] }
         let plugin = state.plugin(of: node)
-        plugins.append((node.type, plugin))
+        pluginTypes.append(node.type)
+        plugins.append(plugin)
         return plugin
     }
 }
