@@ -256,7 +256,7 @@ public final class Editor {
             // node or inline element, and of the elements around inline elements (where two
             // equal neighbouring links become one).
             var normalizedParents = Set<NodeKey>()
-            for key in toVisit.union(next.dirtyNodes).sorted() {
+            for key in (next.dirtyNodes.isEmpty ? toVisit : toVisit.union(next.dirtyNodes)).sorted() {
                 guard let node = next[key], node.role == .text || node.role == .element(inline: true) else { continue }
                 var parent = node.parent
                 // An element seen before had its inline ancestors walked then too.

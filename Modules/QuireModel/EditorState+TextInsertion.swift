@@ -25,13 +25,17 @@ extension EditorState {
         let tail = block(containing: selection.anchor.key)
         if lines.count > 2, let parent = self[tail]?.parent {
             let template = pastedLineTemplate(before: tail)
-            let textFields: JSONObject = ["format": .number(.integer(selection.format.rawValue)), "style": .string(selection.style)]
+            // A field at the text type's default is left out: each line's node then takes it from
+            // the defaults (the same node) without checking and writing it again.
+            let defaults = registry.fieldTable(for: .text)?.defaults
+            var lineFields = JSONObject()
+            for (name, value) in textFields(selection) where defaults?[name] != value { lineFields[name] = value }
             var batch = makeBatch()
             var paragraphs: [NodeKey] = []
             paragraphs.reserveCapacity(lines.count - 2)
             for line in lines.dropFirst().dropLast() {
                 let paragraph = try batch.create(type: template.type, fields: template.fields)
-                try Self.appendLine(line, to: paragraph, in: &batch, fields: textFields)
+                try Self.appendLine(line, to: paragraph, in: &batch, fields: lineFields)
                 paragraphs.append(paragraph)
             }
             try insert(batch, roots: paragraphs, under: parent, after: self[tail]?.previousSibling)
