@@ -224,13 +224,16 @@ public final class Editor {
         var accumulated = next.dirtyNodes
         var toVisit = accumulated
         var passes = 0
+        // Without a transform registered, stage 1 has nothing to run: the written nodes are not
+        // looked up for it (a paste writes thousands).
+        let hasTransforms = transforms.values.contains { !$0.isEmpty } || batchTransforms.values.contains { !$0.isEmpty }
         while !toVisit.isEmpty {
             passes += 1
             if passes > Self.maximumTransformPasses { throw EditorError.transformLoop(passes: Self.maximumTransformPasses) }
             next.clearDirtyNodes()
             // Stage 1: transforms, per node in key order, then per batch.
             var batches: [NodeType: [NodeKey]] = [:]
-            for key in toVisit.sorted() {
+            for key in hasTransforms ? toVisit.sorted() : [] {
                 // Most written nodes have no transform: their attachment is not looked up.
                 guard let node = next[key] else { continue }
                 let hasBatchTransform = batchTransforms[node.type] != nil
@@ -253,7 +256,7 @@ public final class Editor {
             // node or inline element, and of the elements around inline elements (where two
             // equal neighbouring links become one).
             var normalizedParents = Set<NodeKey>()
-            for key in toVisit.union(next.dirtyNodes).sorted() {
+            for key in (next.dirtyNodes.isEmpty ? toVisit : toVisit.union(next.dirtyNodes)).sorted() {
                 guard let node = next[key], node.role == .text || node.role == .element(inline: true) else { continue }
                 var parent = node.parent
                 // An element seen before had its inline ancestors walked then too.

@@ -63,8 +63,8 @@ public struct ChangeSet: Hashable, Sendable {
     ///   misses blocks of siblings that trade places (`[a, b, c, d]` → `[c, d, a, b]` leaves `b`
     ///   and `d` "in place").
     public init(from previous: EditorState, to next: EditorState, dirty: Set<NodeKey>, reattached: Set<NodeKey>? = nil) {
-        var wasAttached = AttachmentMemo(previous)
-        var isAttached = AttachmentMemo(next)
+        var wasAttached = AttachmentMemo(previous, capacity: dirty.count)
+        var isAttached = AttachmentMemo(next, capacity: dirty.count)
         func before(_ key: NodeKey) -> Bool { wasAttached.isAttached(key) }
         func after(_ key: NodeKey) -> Bool { isAttached.isAttached(key) }
         /// A sibling that stayed: in both documents under the same parent.
@@ -106,7 +106,12 @@ struct AttachmentMemo {
     /// The nodes of the walk in progress, kept to reuse the buffer.
     var path: [NodeKey] = []
 
-    init(_ state: EditorState) { self.state = state }
+    /// A memo for `state`, with room for about `capacity` nodes (the memo then never grows
+    /// while a change set of that many written nodes is classified).
+    init(_ state: EditorState, capacity: Int = 0) {
+        self.state = state
+        known.reserveCapacity(capacity)
+    }
 
     /// - Complexity: O(k) for the k nodes between `key` and its nearest ancestor already known
     ///   (or the root): amortized O(1) per node over a set of written nodes.

@@ -25,13 +25,17 @@ extension EditorState {
         let tail = block(containing: selection.anchor.key)
         if lines.count > 2, let parent = self[tail]?.parent {
             let template = pastedLineTemplate(before: tail)
-            let textFields: JSONObject = ["format": .number(.integer(selection.format.rawValue)), "style": .string(selection.style)]
+            // A field at the text type's default is left out: each line's node then takes it from
+            // the defaults (the same node) without checking and writing it again.
+            let defaults = registry.fieldTable(for: .text)?.defaults
+            var lineFields = JSONObject()
+            for (name, value) in textFields(selection) where defaults?[name] != value { lineFields[name] = value }
             var batch = makeBatch()
             var paragraphs: [NodeKey] = []
             paragraphs.reserveCapacity(lines.count - 2)
             for line in lines.dropFirst().dropLast() {
                 let paragraph = try batch.create(type: template.type, fields: template.fields)
-                try Self.appendLine(line, to: paragraph, in: &batch, fields: textFields)
+                try Self.appendLine(line, to: paragraph, in: &batch, fields: lineFields)
                 paragraphs.append(paragraph)
             }
             try insert(batch, roots: paragraphs, under: parent, after: self[tail]?.previousSibling)
@@ -41,25 +45,32 @@ extension EditorState {
 
     /// The lines of input: "\n", "\r\n", "\r" and U+2029 end one (a line may hold U+2028).
     ///
-    /// - Complexity: O(n) in the input's length (its scalars, not its grapheme clusters).
+    /// - Complexity: O(n) in the input's length, scanned as UTF-8 bytes: line ends are ASCII or
+    ///   U+2029 (E2 80 A9), and no other scalar's bytes contain those sequences.
     static func inputLines(_ input: String) -> [String] {
-        var lines: [String] = []
-        let scalars = input.unicodeScalars
-        var start = scalars.startIndex
-        var index = start
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            guard scalar == "\n" || scalar == "\r" || scalar == "\u{2029}" else {
-                index = scalars.index(after: index)
-                continue
+        var text = input
+        return text.withUTF8 { bytes in
+            var lines: [String] = []
+            var start = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                var end = index + 1
+                if byte == 0x0D, end < bytes.count, bytes[end] == 0x0A {
+                    end += 1
+                } else if byte == 0xE2, end + 1 < bytes.count, bytes[end] == 0x80, bytes[end + 1] == 0xA9 {
+                    end += 2
+                } else if byte != 0x0A && byte != 0x0D {
+                    index = end
+                    continue
+                }
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = end
+                index = end
             }
-            lines.append(String(scalars[start..<index]))
-            index = scalars.index(after: index)
-            if scalar == "\r", index < scalars.endIndex, scalars[index] == "\n" { index = scalars.index(after: index) }
-            start = index
+            lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return lines
         }
-        lines.append(String(scalars[start..<scalars.endIndex]))
-        return lines
     }
 
     /// The block a pasted middle line becomes in front of `tail`: a paragraph, or, where the

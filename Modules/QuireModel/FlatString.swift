@@ -26,12 +26,24 @@ public enum FlatString {
 
     /// What a node contributes before its content.
     public static func preamble(of node: Node, in state: EditorState) -> String {
-        state.plugin(of: node)?.preamble(of: node, in: state) ?? ""
+        preamble(of: node, plugin: state.plugin(of: node), in: state)
+    }
+
+    /// What a node contributes before its content, its plugin (`EditorState.plugin(of:)`)
+    /// already at hand: for a walk of many nodes of a few types.
+    public static func preamble(of node: Node, plugin: (any NodePlugin)?, in state: EditorState) -> String {
+        plugin?.preamble(of: node, in: state) ?? ""
     }
 
     /// What a node contributes after its content.
     public static func postamble(of node: Node, in state: EditorState) -> String {
-        if let plugin = state.plugin(of: node) { return plugin.postamble(of: node, in: state) }
+        postamble(of: node, plugin: state.plugin(of: node), in: state)
+    }
+
+    /// What a node contributes after its content, its plugin (`EditorState.plugin(of:)`) already
+    /// at hand.
+    public static func postamble(of node: Node, plugin: (any NodePlugin)?, in state: EditorState) -> String {
+        if let plugin { return plugin.postamble(of: node, in: state) }
         return defaultPostamble(of: node)
     }
 

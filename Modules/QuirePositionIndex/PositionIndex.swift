@@ -91,6 +91,38 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Nodes' parts in document order, built the way a walk of the document meets them: open a
+    /// node (its preamble and content), add its children, close it (its postamble). What
+    /// `insert(_:at:)` and ``init(parts:)`` take from a caller that walks the document
+    /// anyway, without building a tree of ``Subtree`` values first.
+    public struct Parts {
+        @usableFromInline var flat = FlatParts<Key>()
+
+        @inlinable
+        public init() {}
+
+        /// Whether no node was opened.
+        @inlinable
+        public var isEmpty: Bool { flat.nodes.isEmpty }
+
+        /// Adds `key`'s preamble and content parts; returns the number with which to close it
+        /// once its children's parts are added.
+        ///
+        /// - Complexity: O(1) amortized.
+        @inlinable
+        public mutating func open(_ key: Key, preamble: Int, content: Int) -> Int {
+            flat.open(key, preamble: preamble, content: content)
+        }
+
+        /// Adds the postamble of the node opened as number `node`.
+        ///
+        /// - Complexity: O(1) amortized.
+        @inlinable
+        public mutating func close(_ node: Int, _ key: Key, postamble: Int) {
+            flat.close(node, key, postamble: postamble)
+        }
+    }
+
     @usableFromInline var storage: TreapStorage<Key>
 
     /// An empty index.
@@ -105,10 +137,19 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(n) for n nodes.
     @inlinable
     public init(document: Subtree) throws(PositionIndexError) {
+        var parts = Parts()
+        Self.flatten(document, into: &parts.flat)
+        try self.init(parts: parts)
+    }
+
+    /// An index holding the nodes of `parts` (a whole document, walked), built in one pass.
+    ///
+    /// - Throws: `PositionIndexError.duplicateKey` if a key appears twice.
+    /// - Complexity: O(n) for n nodes.
+    @inlinable
+    public init(parts: Parts) throws(PositionIndexError) {
         self.init()
-        var parts = FlatParts<Key>()
-        flatten(document, into: &parts)
-        try storage.insert(parts, after: nil)
+        try storage.insert(parts.flat, after: nil)
     }
 
     // MARK: Queries
@@ -262,7 +303,19 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(s + log n) for s nodes in all.
     @inlinable
     public mutating func insert(_ subtrees: [Subtree], at point: InsertionPoint) throws(PositionIndexError) {
-        guard !subtrees.isEmpty else { return }
+        var parts = Parts()
+        for subtree in subtrees { Self.flatten(subtree, into: &parts.flat) }
+        try insert(parts, at: point)
+    }
+
+    /// Inserts the nodes of `parts` (consecutive siblings, each with its descendants) at
+    /// `point`, in one splice.
+    ///
+    /// - Throws: `.duplicateKey` if any key is already present, `.keyNotFound` for an unknown anchor.
+    /// - Complexity: O(s + log n) for s nodes in all.
+    @inlinable
+    public mutating func insert(_ parts: Parts, at point: InsertionPoint) throws(PositionIndexError) {
+        guard !parts.isEmpty else { return }
         let slot: Int32?
         switch point {
         case .start:
@@ -272,10 +325,8 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
         case .firstChild(let parent):
             slot = try storage.handlesOf(parent).content
         }
-        var parts = FlatParts<Key>()
-        for subtree in subtrees { flatten(subtree, into: &parts) }
         makeUnique()
-        try storage.insert(parts, after: slot)
+        try storage.insert(parts.flat, after: slot)
     }
 
     /// Removes a node and everything between its preamble and postamble (its descendants).
@@ -294,7 +345,7 @@ public struct PositionIndex<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Complexity: O(s) for s nodes.
     @inlinable
-    func flatten(_ subtree: Subtree, into parts: inout FlatParts<Key>) {
+    static func flatten(_ subtree: Subtree, into parts: inout FlatParts<Key>) {
         // Iterative, so that a deep document cannot overflow the stack.
         var stack: [FlattenStep] = [.open(subtree)]
         while let step = stack.popLast() {

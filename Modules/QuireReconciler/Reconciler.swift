@@ -51,8 +51,9 @@ public final class Reconciler {
     ///
     /// - Complexity: O(n).
     public static func render(_ state: EditorState, theme: Theme = .standard) -> AttributedText {
+        var parts = PositionIndex<NodeKey>.Parts()
         var builder = RunBuilder()
-        appendSubtree(state.root.key, in: state, theme: theme, to: &builder)
+        walk(state.root.key, in: state, into: &parts, rendering: StyleMemo(theme: theme, state: state), to: &builder)
         return builder.build()
     }
 
@@ -60,16 +61,24 @@ public final class Reconciler {
     ///
     /// - Complexity: O(n).
     public static func buildIndex(_ state: EditorState) throws(ReconcilerError) -> PositionIndex<NodeKey> {
-        do { return try PositionIndex(document: subtree(state.root.key, in: state)) } catch { throw .index(error) }
+        var parts = PositionIndex<NodeKey>.Parts()
+        var unused = RunBuilder()
+        walk(state.root.key, in: state, into: &parts, rendering: nil, to: &unused)
+        do { return try PositionIndex(parts: parts) } catch { throw .index(error) }
     }
 
     /// Swaps in a whole new state: full render into the storage, index rebuilt.
     ///
     /// - Complexity: O(n).
     public func replaceState(with state: EditorState) throws(ReconcilerError) {
-        let rebuilt = try Self.buildIndex(state)
+        // One walk gives the index and, with a storage, the text.
+        var parts = PositionIndex<NodeKey>.Parts()
+        var builder = RunBuilder()
+        Self.walk(state.root.key, in: state, into: &parts, rendering: storage == nil ? nil : StyleMemo(theme: theme, state: state), to: &builder)
+        let rebuilt: PositionIndex<NodeKey>
+        do { rebuilt = try PositionIndex(parts: parts) } catch { throw .index(error) }
         if let storage {
-            let rendered = Self.render(state, theme: theme)
+            let rendered = builder.build()
             try Self.storageEdit(storage) { (storage) throws(TextStorageError) in
                 try storage.replaceCharacters(in: NSRange(location: 0, length: storage.length), with: rendered)
             }
@@ -100,14 +109,15 @@ public final class Reconciler {
     ) throws(ReconcilerError) -> ReconcileReport {
         var report = ReconcileReport()
         report.collectsTextEdits = collectingTextEdits
+        let styles = Styles(old: StyleMemo(theme: theme, state: previous), new: StyleMemo(theme: theme, state: next))
         do throws(ReconcilerError) {
             if let storage {
                 var failure: ReconcilerError?
                 var pending = PendingEdits()
                 try Self.storageEdit(storage) { storage in
                     do {
-                        try self.apply(changes, from: previous, to: next, pending: &pending, report: &report)
-                        try self.write(pending, from: previous, to: next, into: storage, report: &report)
+                        try self.apply(changes, from: previous, to: next, styles: styles, pending: &pending, report: &report)
+                        try self.write(pending, to: next, styles: styles.new, into: storage, report: &report)
                     } catch let error as ReconcilerError {
                         failure = error
                     } catch {
@@ -117,7 +127,7 @@ public final class Reconciler {
                 if let failure { throw failure }
             } else {
                 var pending = PendingEdits(isHeadless: true)
-                try apply(changes, from: previous, to: next, pending: &pending, report: &report)
+                try apply(changes, from: previous, to: next, styles: styles, pending: &pending, report: &report)
             }
         } catch {
             // Never leave a half-applied commit: show the previous state again.
@@ -129,9 +139,10 @@ public final class Reconciler {
     }
 
     /// Brings the index to `next` and gathers the storage edits that follow (in the order they
-    /// would be made); ``write(_:from:to:into:report:)`` then writes what really differs.
+    /// would be made); ``write(_:to:styles:into:report:)`` then writes what really differs.
     private func apply(
-        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, pending: inout PendingEdits, report: inout ReconcileReport
+        _ changes: ChangeSet, from previous: EditorState, to next: EditorState, styles: Styles, pending: inout PendingEdits,
+        report: inout ReconcileReport
     ) throws(ReconcilerError) {
         let storage: Bool = !pending.isHeadless
         // 1. Removed and moved nodes leave (a removed ancestor takes its descendants along).
@@ -143,33 +154,39 @@ public final class Reconciler {
             }
             report.removedNodes += try Self.translate { try index.remove(key) }.count
         }
-        // 2. Created and moved nodes arrive, each with its subtree, in sibling order.
-        var inserted = Set<NodeKey>()
-        for key in changes.created.union(changes.moved) where !index.contains(key) && next.isAttached(key) {
-            try insertWithEarlierSiblings(key, in: next, pending: &pending, inserted: &inserted, report: &report)
+        // Updated nodes still in the index are compared in step 3; one that left with a removed
+        // or moved ancestor comes back whole with it in step 2.
+        let staying = changes.updated.filter { index.contains($0) }
+        // 2. Created and moved nodes arrive, each with its subtree, in sibling order (every one
+        // that is attached: a node whose ancestors are missing comes with the topmost of them).
+        for key in changes.created where !index.contains(key) && next.isAttached(key) {
+            try insertWithEarlierSiblings(key, in: next, styles: styles.new, pending: &pending, report: &report)
+        }
+        for key in changes.moved where !index.contains(key) && next.isAttached(key) {
+            try insertWithEarlierSiblings(key, in: next, styles: styles.new, pending: &pending, report: &report)
         }
         // 3. Nodes that stayed: compare each part.
         var restyles: [NodeKey] = []
-        for key in changes.updated.union(changes.created).union(changes.moved) where !inserted.contains(key) && index.contains(key) {
-            try update(key, splices: changes.textSplices[key], from: previous, to: next, pending: &pending, report: &report, restyles: &restyles)
+        for key in staying {
+            try update(key, splices: changes.textSplices[key], from: previous, to: next, styles: styles, pending: &pending, report: &report, restyles: &restyles)
         }
         // 4. Elements whose own attributes changed restyle their descendants, once every part
         // has its new length: a descendant updated after its ancestor would otherwise be styled
         // over its old extent.
         if storage {
-            for key in restyles where next.isAttached(key) { try restyleDescendants(of: key, in: next, pending: &pending) }
+            for key in restyles where next.isAttached(key) { try restyleDescendants(of: key, in: next, styles: styles.new, pending: &pending) }
         }
     }
 
     /// Inserts `key` after making sure its parent and earlier siblings are in the index.
     private func insertWithEarlierSiblings(
-        _ key: NodeKey, in state: EditorState, pending: inout PendingEdits, inserted: inout Set<NodeKey>, report: inout ReconcileReport
+        _ key: NodeKey, in state: EditorState, styles: StyleMemo, pending: inout PendingEdits, report: inout ReconcileReport
     ) throws(ReconcilerError) {
         // An ancestor not yet in the index brings this node along with its own subtree.
         if let parent = state[key]?.parent, !index.contains(parent) {
             var top = parent
             while let up = state[top]?.parent, !index.contains(up) { top = up }
-            try insertWithEarlierSiblings(top, in: state, pending: &pending, inserted: &inserted, report: &report)
+            try insertWithEarlierSiblings(top, in: state, styles: styles, pending: &pending, report: &report)
             return
         }
         // Earlier siblings that are also missing go first, oldest first.
@@ -183,17 +200,18 @@ public final class Reconciler {
         let ordered = Array(missingSiblings.reversed())
         guard let first = state[ordered[0]], let parent = first.parent else { return }
         let point: PositionIndex<NodeKey>.InsertionPoint = first.previousSibling.map { .after($0) } ?? .firstChild(of: parent)
-        let subtrees = ordered.map { Self.subtree($0, in: state) }
-        try Self.translate { try index.insert(subtrees, at: point) }
-        for subtree in subtrees { markInserted(subtree, into: &inserted) }
+        // One walk gives the index's parts and, with a storage, the text.
+        var parts = PositionIndex<NodeKey>.Parts()
+        var builder = RunBuilder()
+        for missing in ordered { Self.walk(missing, in: state, into: &parts, rendering: pending.isHeadless ? nil : styles, to: &builder) }
+        try Self.translate { try index.insert(parts, at: point) }
         report.insertedNodes += ordered.count
         if !pending.isHeadless {
-            var builder = RunBuilder()
-            for missing in ordered { Self.appendSubtree(missing, in: state, theme: theme, to: &builder) }
             let rendered = builder.build()
             if rendered.length > 0 {
                 let location = try Self.translate { try index.range(of: ordered[0]) }.lowerBound
                 pending.replace(NSRange(location: location, length: 0), with: rendered)
+                pending.rendered.append((ordered[0], rendered))
             }
         } else if report.collectsTextEdits {
             let text = ordered.map { FlatString.render($0, in: state) }.joined()
@@ -204,27 +222,18 @@ public final class Reconciler {
         }
     }
 
-    private func markInserted(_ subtree: PositionIndex<NodeKey>.Subtree, into set: inout Set<NodeKey>) {
-        var stack = [subtree]
-        while let node = stack.popLast() {
-            set.insert(node.key)
-            stack.append(contentsOf: node.children)
-        }
-    }
-
     /// Rewrites what changed in one node's three parts, and its attributes.
     private func update(
-        _ key: NodeKey, splices: [TextSplice]?, from previous: EditorState, to next: EditorState, pending: inout PendingEdits, report: inout ReconcileReport,
-        restyles: inout [NodeKey]
+        _ key: NodeKey, splices: [TextSplice]?, from previous: EditorState, to next: EditorState, styles: Styles,
+        pending: inout PendingEdits, report: inout ReconcileReport, restyles: inout [NodeKey]
     ) throws(ReconcilerError) {
         guard let newNode = next[key] else { return }
         let oldNode = previous[key]
-        let inherited = newNode.parent.map { theme.elementAttributes(of: $0, in: next) } ?? theme.base
-        let oldInherited = oldNode?.parent.map { theme.elementAttributes(of: $0, in: previous) } ?? theme.base
-        let newParts = Self.parts(of: newNode, in: next, theme: theme, inherited: inherited)
-        let oldParts = oldNode.map { Self.parts(of: $0, in: previous, theme: theme, inherited: oldInherited) }
-        for (part, new) in zip(PositionIndex<NodeKey>.Part.allCases, newParts) {
-            let old = oldParts?[Int(part.rawValue)]
+        let newParts = styles.new.parts(of: newNode)
+        let oldParts = oldNode.map { styles.old.parts(of: $0) }
+        for part in PositionIndex<NodeKey>.Part.allCases {
+            let new = newParts[part]
+            let old = oldParts?[part]
             let location = try Self.translate { try index.location(of: key, part: part) }
             let oldLength = try Self.translate { try index.lengths(of: key) }[part]
             if part == .content, let splices, let old, oldNode?.role == .text, newNode.role == .text,
@@ -263,11 +272,12 @@ public final class Reconciler {
         }
     }
 
-    private func restyleDescendants(of key: NodeKey, in state: EditorState, pending: inout PendingEdits) throws(ReconcilerError) {
+    private func restyleDescendants(of key: NodeKey, in state: EditorState, styles: StyleMemo, pending: inout PendingEdits) throws(ReconcilerError) {
         var stack = state.children(of: key).map(\.key)
         while let current = stack.popLast(), let node = state[current] {
-            let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-            for (part, piece) in zip(PositionIndex<NodeKey>.Part.allCases, Self.parts(of: node, in: state, theme: theme, inherited: inherited)) where !piece.text.isEmpty {
+            let parts = styles.parts(of: node)
+            for part in PositionIndex<NodeKey>.Part.allCases where !parts[part].text.isEmpty {
+                let piece = parts[part]
                 let location = try Self.translate { try index.location(of: current, part: part) }
                 // Parts that already show these attributes are left alone when written: the
                 // write compares before it writes.
@@ -285,7 +295,7 @@ public final class Reconciler {
     /// differ are written (a split, a merge, a move or a restyle writes no more than it changes).
     ///
     /// - Complexity: O(1 + the edit) for a lone text edit; O(region · log n) otherwise.
-    private func write(_ pending: PendingEdits, from previous: EditorState, to next: EditorState, into storage: TextStorage, report: inout ReconcileReport) throws(ReconcilerError) {
+    private func write(_ pending: PendingEdits, to next: EditorState, styles: StyleMemo, into storage: TextStorage, report: inout ReconcileReport) throws(ReconcilerError) {
         guard let region = pending.region else { return }
         if pending.edits.count == 1, case .replace(let range, let text) = pending.edits[0] {
             try Self.translate { try storage.replaceCharacters(in: range, with: text) }
@@ -295,7 +305,7 @@ public final class Reconciler {
         }
         let oldRange = NSRange(location: region.lowerBound, length: region.count - pending.delta)
         let old = try Self.translate { try storage.attributedSubstring(in: oldRange) }
-        let new = try render(region, in: next)
+        let new = try render(region, in: next, styles: styles, reusing: pending.rendered)
         let oldUnits = old.utf16
         let newUnits = new.utf16
         // Characters first: the differing middle, kept off surrogate halves.
@@ -353,13 +363,43 @@ public final class Reconciler {
     }
 
     /// The attributed flat string of `range` of the (new) index.
-    private func render(_ range: Range<Int>, in state: EditorState) throws(ReconcilerError) -> AttributedText {
+    ///
+    /// `rendered` are runs of siblings this reconcile inserted, each by its first node and the
+    /// text rendered for them from the same state: where one lies inside `range`, its text is
+    /// taken as it is instead of being rendered again (a paste's thousands of blocks).
+    ///
+    /// - Complexity: O((k + r) log n) for k parts in `range` outside the r rendered runs, plus the
+    ///   length of `range`.
+    private func render(
+        _ range: Range<Int>, in state: EditorState, styles: StyleMemo, reusing rendered: [(first: NodeKey, text: AttributedText)]
+    ) throws(ReconcilerError) -> AttributedText {
         guard !range.isEmpty else { return AttributedText("") }
+        var spans: [(range: Range<Int>, text: AttributedText)] = []
+        for (first, text) in rendered {
+            let start = try Self.translate { try index.range(of: first) }.lowerBound
+            let span = start..<(start + text.length)
+            if span.lowerBound >= range.lowerBound && span.upperBound <= range.upperBound { spans.append((span, text)) }
+        }
+        spans.sort { $0.range.lowerBound < $1.range.lowerBound }
         var builder = RunBuilder()
+        var cursor = range.lowerBound
+        for span in spans {
+            try render(cursor..<span.range.lowerBound, in: state, styles: styles, to: &builder)
+            builder.append(span.text)
+            cursor = span.range.upperBound
+        }
+        try render(cursor..<range.upperBound, in: state, styles: styles, to: &builder)
+        return builder.build()
+    }
+
+    /// Appends the attributed flat string of `range` of the (new) index, part by part.
+    ///
+    /// - Complexity: O((k + 1) log n) for k parts in `range`, plus its length.
+    private func render(_ range: Range<Int>, in state: EditorState, styles: StyleMemo, to builder: inout RunBuilder) throws(ReconcilerError) {
+        guard !range.isEmpty else { return }
         for entry in try Self.translate({ try index.entries(overlapping: range) }) where entry.length > 0 {
             guard let node = state[entry.key] else { continue }
-            let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-            let piece = Self.parts(of: node, in: state, theme: theme, inherited: inherited)[Int(entry.part.rawValue)]
+            let piece = styles.parts(of: node)[entry.part]
             let from = max(range.lowerBound, entry.location) - entry.location
             let to = min(range.upperBound, entry.location + entry.length) - entry.location
             if from == 0 && to == entry.length {
@@ -369,7 +409,6 @@ public final class Reconciler {
                 builder.append(Piece(text: String(decoding: units[from..<to], as: UTF16.self), attributes: piece.attributes))
             }
         }
-        return builder.build()
     }
 
     /// The common-prefix-and-suffix edit that turns `old` into `new`, in UTF-16 units.
@@ -416,68 +455,77 @@ public final class Reconciler {
         var attributes: Attributes
     }
 
-    /// A node's preamble, content and postamble with their attributes.
-    static func parts(of node: Node, in state: EditorState, theme: Theme, inherited: Attributes) -> [Piece] {
-        let own = node.role.isElement ? inherited.merging(theme.ownAttributes(of: node)) : inherited
-        return [
-            Piece(text: FlatString.preamble(of: node, in: state), attributes: own),
-            Piece(text: FlatString.content(of: node), attributes: theme.contentAttributes(of: node, inherited: inherited)),
-            Piece(text: FlatString.postamble(of: node, in: state), attributes: own),
-        ]
+    /// A node's three pieces.
+    struct Parts {
+        var preamble: Piece
+        var content: Piece
+        var postamble: Piece
+
+        subscript(part: PositionIndex<NodeKey>.Part) -> Piece {
+            switch part {
+            case .preamble: preamble
+            case .content: content
+            case .postamble: postamble
+            }
+        }
     }
 
-    /// The index subtree of `key`: its parts' lengths and its children's subtrees.
+    /// The attributes of the states before and after one reconcile.
+    struct Styles {
+        var old: StyleMemo
+        var new: StyleMemo
+    }
+
+    /// Walks `key`'s subtree in document order, adding each node's parts to `parts` (their
+    /// lengths, for the index) and, `rendering` with a memo of the state's attributes, appending
+    /// them to `builder` (the attributed flat string). One walk serves both, so a subtree being
+    /// inserted asks each node's plugin for its preamble and postamble once.
     ///
     /// - Complexity: O(s) for s nodes in the subtree.
-    static func subtree(_ key: NodeKey, in state: EditorState) -> PositionIndex<NodeKey>.Subtree {
-        // Iterative, so that deep documents cannot overflow the stack: each frame collects its
-        // children's subtrees as they complete, in sibling order.
+    static func walk(
+        _ key: NodeKey, in state: EditorState, into parts: inout PositionIndex<NodeKey>.Parts, rendering styles: StyleMemo?,
+        to builder: inout RunBuilder
+    ) {
+        // Iterative, so that deep documents cannot overflow the stack: a frame per open node,
+        // holding its postamble until its children are done.
         struct Frame {
-            var node: Node
-            var children: [PositionIndex<NodeKey>.Subtree] = []
+            var key: NodeKey
+            var number: Int
+            var postamble: Piece
             var nextChild: NodeKey?
         }
-        guard let top = state[key] else { return PositionIndex<NodeKey>.Subtree(key: key, lengths: .init()) }
-        var stack = [Frame(node: top, nextChild: top.firstChild)]
-        while true {
-            let last = stack.count - 1
-            if let childKey = stack[last].nextChild {
-                guard let child = state[childKey] else { stack[last].nextChild = nil; continue }
-                stack[last].nextChild = child.nextSibling
-                stack.append(Frame(node: child, nextChild: child.firstChild))
-                continue
-            }
-            let frame = stack.removeLast()
-            let lengths = PositionIndex<NodeKey>.Lengths(
-                preamble: FlatString.preamble(of: frame.node, in: state).utf16.count,
-                content: FlatString.content(of: frame.node).utf16.count,
-                postamble: FlatString.postamble(of: frame.node, in: state).utf16.count
-            )
-            let subtree = PositionIndex<NodeKey>.Subtree(key: frame.node.key, lengths: lengths, children: frame.children)
-            if stack.isEmpty { return subtree }
-            stack[stack.count - 1].children.append(subtree)
+        guard var node = state[key] else {
+            parts.close(parts.open(key, preamble: 0, content: 0), key, postamble: 0)
+            return
         }
-    }
-
-    static func appendSubtree(_ key: NodeKey, in state: EditorState, theme: Theme, to builder: inout RunBuilder) {
-        guard let start = state[key] else { return }
-        let inherited = start.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-        enum Step { case enter(Node, Attributes), leave(Piece) }
-        var stack: [Step] = [.enter(start, inherited)]
-        while let step = stack.popLast() {
-            switch step {
-            case .enter(let node, let inherited):
-                let pieces = parts(of: node, in: state, theme: theme, inherited: inherited)
-                builder.append(pieces[0])
-                builder.append(pieces[1])
-                stack.append(.leave(pieces[2]))
-                if node.role.isElement {
-                    let childInherited = pieces[0].attributes
-                    for child in state.children(of: node.key).reversed() { stack.append(.enter(child, childInherited)) }
-                }
-            case .leave(let piece):
-                builder.append(piece)
+        var stack: [Frame] = []
+        while true {
+            let pieces = styles?.parts(of: node) ?? Parts(
+                preamble: Piece(text: FlatString.preamble(of: node, in: state), attributes: .empty),
+                content: Piece(text: FlatString.content(of: node), attributes: .empty),
+                postamble: Piece(text: FlatString.postamble(of: node, in: state), attributes: .empty)
+            )
+            if styles != nil {
+                builder.append(pieces.preamble)
+                builder.append(pieces.content)
             }
+            let number = parts.open(node.key, preamble: pieces.preamble.text.utf16.count, content: pieces.content.text.utf16.count)
+            stack.append(Frame(key: node.key, number: number, postamble: pieces.postamble, nextChild: node.firstChild))
+            // The next node to open: the first unvisited child of the innermost open node,
+            // closing the nodes that have none left.
+            var next: Node?
+            while next == nil, let last = stack.indices.last {
+                if let childKey = stack[last].nextChild {
+                    next = state[childKey]
+                    stack[last].nextChild = next?.nextSibling
+                    continue
+                }
+                let frame = stack.removeLast()
+                if styles != nil { builder.append(frame.postamble) }
+                parts.close(frame.number, frame.key, postamble: frame.postamble.text.utf16.count)
+            }
+            guard let opened = next else { return }
+            node = opened
         }
     }
 
@@ -512,10 +560,20 @@ struct RunBuilder {
         let length = piece.text.utf16.count
         guard length > 0 else { return }
         string += piece.text
-        if let last = runs.last, last.attributes == piece.attributes {
+        appendRun(length, piece.attributes)
+    }
+
+    /// Appends text built before, run by run.
+    mutating func append(_ text: AttributedText) {
+        string += text.string
+        for run in text.runs { appendRun(run.range.length, run.attributes) }
+    }
+
+    private mutating func appendRun(_ length: Int, _ attributes: Attributes) {
+        if let last = runs.last, last.attributes == attributes {
             runs[runs.count - 1].length += length
         } else {
-            runs.append((length, piece.attributes))
+            runs.append((length, attributes))
         }
     }
 
@@ -590,11 +648,11 @@ extension Reconciler {
     public func restyle(_ range: Range<Int>, in state: EditorState) throws(ReconcilerError) {
         guard let storage else { return }
         let entries = try Self.translate { try index.entries(overlapping: range) }
+        let styles = StyleMemo(theme: theme, state: state)
         try Self.storageEdit(storage) { (storage) throws(TextStorageError) in
             for entry in entries where entry.length > 0 {
                 guard let node = state[entry.key] else { continue }
-                let inherited = node.parent.map { theme.elementAttributes(of: $0, in: state) } ?? theme.base
-                let piece = Self.parts(of: node, in: state, theme: theme, inherited: inherited)[Int(entry.part.rawValue)]
+                let piece = styles.parts(of: node)[entry.part]
                 _ = try storage.setAttributes(piece.attributes, range: NSRange(location: entry.location, length: entry.length))
             }
         }
@@ -616,6 +674,9 @@ struct PendingEdits {
     var region: Range<Int>?
     /// The change in length of all edits together.
     var delta = 0
+    /// Runs of siblings inserted whole, by their first node, with the text rendered for them:
+    /// the region's render takes that text as it is.
+    var rendered: [(first: NodeKey, text: AttributedText)] = []
 
     mutating func replace(_ range: NSRange, with text: AttributedText) {
         guard !isHeadless, range.length > 0 || text.length > 0 else { return }

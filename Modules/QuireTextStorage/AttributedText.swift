@@ -20,7 +20,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
     /// - Complexity: O(n) in the UTF-16 length.
     public init(_ string: String, attributes: Attributes = .empty) {
         self.string = string
-        self.units = Array(string.utf16)
+        self.units = Self.utf16Units(of: string)
         self.runLengths = units.isEmpty ? [] : [RunElement(length: units.count, attributes: attributes)]
     }
 
@@ -31,7 +31,7 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
     ///   run boundary falls inside a surrogate pair.
     /// - Complexity: O(n + r) for n UTF-16 units and r runs.
     public init(_ string: String, runs: [(length: Int, attributes: Attributes)]) throws(TextStorageError) {
-        let units = Array(string.utf16)
+        let units = Self.utf16Units(of: string)
         var offset = 0
         for run in runs {
             guard run.length >= 0 else { throw .negativeRunLength(offset: offset, length: run.length) }
@@ -46,6 +46,26 @@ public struct AttributedText: Sendable, Hashable, CustomStringConvertible {
         self.string = string
         self.units = units
         self.runLengths = RunElement.normalize(runs.map { RunElement(length: $0.length, attributes: $0.attributes) })
+    }
+
+    /// The UTF-16 units of `string`. ASCII text (most text) is widened byte by byte, several
+    /// times faster than walking its UTF-16 view (a 2,000-paragraph paste spent 5% of its
+    /// instructions there).
+    ///
+    /// - Complexity: O(n).
+    static func utf16Units(of string: String) -> [UInt16] {
+        var text = string
+        let ascii = text.withUTF8 { bytes -> [UInt16]? in
+            // Plain loops over the bytes, which the compiler vectorizes.
+            var high: UInt8 = 0
+            for byte in bytes { high |= byte }
+            guard high < 0x80 else { return nil }
+            return [UInt16](unsafeUninitializedCapacity: bytes.count) { units, count in
+                for index in 0..<bytes.count { units[index] = UInt16(bytes[index]) }
+                count = bytes.count
+            }
+        }
+        return ascii ?? Array(string.utf16)
     }
 
     init(units: [UInt16], runs: [RunElement]) {

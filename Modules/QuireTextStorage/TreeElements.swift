@@ -51,9 +51,9 @@ struct TextChunk: TreeElement {
 
     /// Cuts `units` into chunks of nearly equal size, none above `capacity`.
     ///
-    /// - Complexity: O(n).
+    /// - Complexity: O(n): each chunk is copied out of the array at once.
     static func chunks(of units: [UInt16], capacity: Int) -> [TextChunk] {
-        chunks(of: units, count: units.count, capacity: capacity)
+        pieces(count: units.count, capacity: capacity).map { TextChunk(Array(units[$0]), capacity: capacity) }
     }
 
     /// Cuts `count` units read in order from `units` (a string's UTF-16 view, say, so that a large
@@ -61,24 +61,25 @@ struct TextChunk: TreeElement {
     ///
     /// - Complexity: O(n).
     static func chunks(of units: some Sequence<UInt16>, count total: Int, capacity: Int) -> [TextChunk] {
-        guard total > 0 else { return [] }
-        let count = (total + capacity - 1) / capacity
-        var result: [TextChunk] = []
-        result.reserveCapacity(count)
         var iterator = units.makeIterator()
-        var start = 0
-        for index in 0..<count {
-            let end = total * (index + 1) / count
+        return pieces(count: total, capacity: capacity).map { range in
             var piece: [UInt16] = []
-            piece.reserveCapacity(end - start)
-            for _ in start..<end {
+            piece.reserveCapacity(range.count)
+            for _ in range {
                 guard let unit = iterator.next() else { preconditionFailure("fewer units than counted") }
                 piece.append(unit)
             }
-            result.append(TextChunk(piece, capacity: capacity))
-            start = end
+            return TextChunk(piece, capacity: capacity)
         }
-        return result
+    }
+
+    /// The ranges of `total` units that chunks of nearly equal size, none above `capacity`, hold.
+    ///
+    /// - Complexity: O(total / capacity).
+    private static func pieces(count total: Int, capacity: Int) -> [Range<Int>] {
+        guard total > 0 else { return [] }
+        let count = (total + capacity - 1) / capacity
+        return (0..<count).map { index in (total * index / count)..<(total * (index + 1) / count) }
     }
 
     /// - Complexity: O(offset), O(1) for the whole chunk.

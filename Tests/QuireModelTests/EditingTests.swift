@@ -34,6 +34,8 @@ import Testing
         ("x\u{2028}y\nm\u{2028}\u{2028}n\nz\u{2028}", "x\ny\nm\n\nn\nz\n", 3),
         ("\n\n\n", "\n\n\n", 4),
         ("e\u{301}\nq\r\n\r\nw", "e\u{301}\nq\n\nw", 4),
+        // Other scalars starting with the byte E2, as U+2029 does, stay in their line.
+        ("a\u{2014}b\u{2029}\u{20AC}\u{2028}c", "a\u{2014}b\n\u{20AC}\nc", 2),
     ])
     func pastedLinesBecomeParagraphs(input: String, rendered: String, paragraphs: Int) throws {
         var state = try Self.emptyDocument()

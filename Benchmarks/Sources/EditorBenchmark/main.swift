@@ -60,6 +60,23 @@ struct AbsoluteLocationBaseline {
     }
 }
 
+// `--only-paste PARAGRAPHS [N]`: N pastes (default 1) through an editor with a storage into a
+// fresh document of PARAGRAPHS paragraphs, nothing else measured: for callgrind and perf.
+if Bench.arguments.first == "--only-paste" {
+    let paragraphs = Bench.arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000
+    let count = Bench.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1
+    let source = document(paragraphs: paragraphs)
+    let text = Array(repeating: sentence, count: 2_000).joined(separator: "\n")
+    var times: [Double] = []
+    for _ in 0..<count {
+        let editor = try Editor(state: source, storage: TextStorage())
+        let middle = editor.storage!.length / 2
+        times.append(try Bench.time { try editor.replaceCharacters(in: middle..<middle, with: text) })
+    }
+    print("paste 2,000 paragraphs into \(paragraphs): median \(Bench.format(Bench.percentile(times, 0.5))) of \(count)")
+    exit(0)
+}
+
 // Optional section names on the command line: keystroke, paste, memory (default: all).
 let sections = Set(Bench.arguments)
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
