@@ -95,6 +95,8 @@ public struct JSONReader: Sendable {
     private var keyCount = 0
     /// The keys of the open objects with more than `linearKeyLimit` members, innermost last.
     private var keySets: [Set<String>] = []
+    /// Room for the bytes of a string with escapes, kept between strings (see `decodeEscaped`).
+    private var escapeBuffer: [UInt8] = []
 
     /// A reader positioned before the first value of `bytes` (after a byte-order mark).
     public init(_ bytes: [UInt8], options: Options = Options()) {
@@ -383,7 +385,8 @@ public struct JSONReader: Sendable {
     public mutating func readString() throws(JSONError) -> String {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw mismatch("a string") }
-        return string(for: try scanString())
+        let scanned = try scanString()
+        return string(for: scanned)
     }
 
     /// Reads a string and returns the range of its bytes between the quotes when it has no
@@ -473,22 +476,75 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(size of the value).
     public mutating func readValue() throws(JSONError) -> JSONValue {
+        var scratch = ValueScratch()
+        return try readValue(into: &scratch)
+    }
+
+    /// The members and elements of the containers ``readValue()`` has open, innermost last. A
+    /// container's are gathered here and moved once, into an array of their exact count, when it
+    /// closes: an array grown from empty would be reallocated at 1, 2, 4 and 8 members, and
+    /// allocation was the bulk of reading a Lexical document's many small objects.
+    private struct ValueScratch: ~Copyable {
+        var members = MoveStack<(key: String, value: JSONValue)>()
+        var elements = MoveStack<JSONValue>()
+        /// Per slot (a hash of a short string's bytes), where in the input a string of up to 15
+        /// bytes without escapes was read and the `String` made of it, or -1 and "". Keys and
+        /// values such as "normal" or "ltr" repeat all through a document; comparing a few bytes
+        /// with an earlier occurrence costs less than validating and making the string again.
+        var shortStarts = [Int](repeating: -1, count: 128)
+        var shortStrings = [String](repeating: "", count: 128)
+    }
+
+    /// The text of a scanned string, made once per distinct short string (see `ValueScratch`).
+    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+        let count = key.range.count
+        guard key.decoded == nil, count > 0, count <= 15 else { return string(for: key) }
+        let start = key.range.lowerBound
+        return bytes.withUnsafeBufferPointer { input in
+            let first = Int(input[start])
+            let last = Int(input[start + count - 1])
+            let slot = (count &* 37 &+ first &* 11 &+ last &* 3 &+ Int(input[start + count / 2])) & 127
+            let earlier = scratch.shortStarts[slot]
+            if earlier >= 0, scratch.shortStrings[slot].utf8.count == count {
+                var index = 0
+                while index < count, input[earlier + index] == input[start + index] { index += 1 }
+                if index == count { return scratch.shortStrings[slot] }
+            }
+            let made = String(decoding: UnsafeBufferPointer(rebasing: input[key.range]), as: UTF8.self)
+            scratch.shortStarts[slot] = start
+            scratch.shortStrings[slot] = made
+            return made
+        }
+    }
+
+    private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {
         switch try nextValueKind() {
         case .object:
             try beginObject()
-            var object = JSONObject()
+            let first = scratch.members.count
             while let key = try nextKey() {
-                let name = string(for: key)
-                let value = try readValue()
-                if options.duplicateKeys == .reject { object.appendUnchecked(name, value) } else { object[name] = value }
+                let name = string(for: key, sharing: &scratch)
+                let value = try readValue(into: &scratch)
+                if options.duplicateKeys == .keepLast, let index = scratch.members.lastIndex(from: first, where: { $0.key == name }) {
+                    scratch.members[index].value = value
+                } else {
+                    scratch.members.push((key: name, value: value))
+                }
             }
-            return .object(object)
+            return .object(JSONObject(uniqueMembers: scratch.members.popArray(from: first)))
         case .array:
             try beginArray()
-            var array: [JSONValue] = []
-            while try nextElement() { array.append(try readValue()) }
-            return .array(array)
-        case .string: return .string(string(for: try scanString()))
+            let first = scratch.elements.count
+            while try nextElement() {
+                let element = try readValue(into: &scratch)
+                scratch.elements.push(element)
+            }
+            return .array(scratch.elements.popArray(from: first))
+        case .string:
+            // Scanned first: `string(for: try scanString())` would copy the whole reader to call
+            // `string(for:)` on its state from before the scan.
+            let scanned = try scanString()
+            return .string(string(for: scanned, sharing: &scratch))
         case .number: return .number(try scanNumber())
         case .bool: return .bool(try readBool())
         case .null:
@@ -599,7 +655,12 @@ public struct JSONReader: Sendable {
     }
 
     private mutating func decodeEscaped(contentStart: Int, firstEscape: Int) throws(JSONError) -> JSONKey {
-        var decoded = Array(bytes[contentStart..<firstEscape])
+        // The buffer of the previous escaped string, taken out of `self` so that it stays
+        // uniquely referenced while it grows: one allocation for all of them, not one each.
+        var decoded: [UInt8] = []
+        swap(&decoded, &escapeBuffer)
+        decoded.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBufferPointer { decoded.append(contentsOf: UnsafeBufferPointer(rebasing: $0[contentStart..<firstEscape])) }
         var index = firstEscape
         while true {
             guard index < bytes.count else { throw error(.unexpectedEndOfInput, at: index) }
@@ -607,7 +668,9 @@ public struct JSONReader: Sendable {
             switch byte {
             case UInt8(ascii: "\""):
                 offset = index + 1
-                return JSONKey(range: contentStart..<index, decoded: String(decoding: decoded, as: UTF8.self))
+                let text = String(decoding: decoded, as: UTF8.self)
+                escapeBuffer = decoded
+                return JSONKey(range: contentStart..<index, decoded: text)
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error(.unexpectedEndOfInput, at: index + 1) }
                 let escape = bytes[index + 1]
@@ -775,5 +838,73 @@ public enum JSONValueKind: Sendable, Hashable {
         case .bool: "boolean"
         case .null: "null"
         }
+    }
+}
+
+/// A stack whose top elements leave at once as an array, moved rather than copied: what
+/// ``JSONReader/readValue()`` gathers a container's members in.
+struct MoveStack<Element>: ~Copyable {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    /// The number of elements on the stack.
+    private(set) var count = 0
+
+    init() {
+        capacity = 64
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    /// The element at `index` (below `count`).
+    subscript(index: Int) -> Element {
+        get { base[index] }
+        set { base[index] = newValue }
+    }
+
+    /// Pushes `element` on top.
+    ///
+    /// - Complexity: O(1) amortized.
+    mutating func push(_ element: consuming Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The index of the last element at or above `first` that satisfies `predicate`.
+    ///
+    /// - Complexity: O(count - first).
+    func lastIndex(from first: Int, where predicate: (Element) -> Bool) -> Int? {
+        var index = count - 1
+        while index >= first {
+            if predicate(base[index]) { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The elements from `first` up, in order, as an array of exactly their count; the stack
+    /// keeps those below.
+    ///
+    /// - Complexity: O(count - first).
+    mutating func popArray(from first: Int) -> [Element] {
+        let moved = count - first
+        guard moved > 0 else { return [] }
+        // Appended one by one into reserved room: `Array(unsafeUninitializedCapacity:)` looked
+        // the array's storage type up in the runtime's metadata cache on every call.
+        var array: [Element] = []
+        array.reserveCapacity(moved)
+        for index in first..<count { array.append((base + index).move()) }
+        count = first
+        return array
     }
 }
