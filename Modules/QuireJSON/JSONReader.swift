@@ -275,12 +275,15 @@ public struct JSONReader: Sendable {
         }
     }
 
-    /// A bit from an unescaped key's length and first and last bytes: equal keys have equal bits.
+    /// A bit from an unescaped key's length and first, middle and last bytes: equal keys have
+    /// equal bits. (With the middle byte, the keys of Lexical's nodes get a bit each, so their
+    /// objects never need a comparison; without it, `type` met `indent` and `text` met `mode`.)
     @inline(__always)
     private func bloomBit(_ key: KeyBytes) -> UInt64 {
         let range = key.range
         guard !range.isEmpty else { return 1 }
-        let mixed = range.count &* 31 &+ Int(bytes[range.lowerBound]) &* 7 &+ Int(bytes[range.upperBound - 1])
+        let middle = Int(bytes[range.lowerBound + range.count / 2])
+        let mixed = range.count &* 31 &+ Int(bytes[range.lowerBound]) &* 11 &+ Int(bytes[range.upperBound - 1]) &* 3 &+ middle &* 5
         return 1 << UInt64(mixed & 63)
     }
 
@@ -487,34 +490,52 @@ public struct JSONReader: Sendable {
     private struct ValueScratch: ~Copyable {
         var members = MoveStack<(key: String, value: JSONValue)>()
         var elements = MoveStack<JSONValue>()
-        /// Per slot (a hash of a short string's bytes), where in the input a string of up to 15
-        /// bytes without escapes was read and the `String` made of it, or -1 and "". Keys and
-        /// values such as "normal" or "ltr" repeat all through a document; comparing a few bytes
-        /// with an earlier occurrence costs less than validating and making the string again.
-        var shortStarts = [Int](repeating: -1, count: 128)
-        var shortStrings = [String](repeating: "", count: 128)
+        /// Strings of up to 15 bytes without escapes that have been read, by a hash of their
+        /// bytes: keys and values such as "normal" or "ltr" repeat all through a document, and
+        /// comparing two words with an earlier occurrence's costs less than validating and
+        /// making the string again. Slot `i` holds a string in `shortTexts[i]` and its bytes in
+        /// `shortWords[2i]` and `shortWords[2i + 1]` (see `shortWords(of:)`); every slot starts
+        /// as the empty string, whose words are 0.
+        var shortWords = [UInt64](repeating: 0, count: 2 * 128)
+        var shortTexts = [String](repeating: "", count: 128)
+    }
+
+    /// The bytes of a string of at most 15 bytes (that 16 bytes of input follow the start of)
+    /// as two little-endian words, the bytes after it cleared and its count in the top byte.
+    @inline(__always)
+    private func shortWords(of range: Range<Int>) -> (low: UInt64, high: UInt64) {
+        let count = range.count
+        return bytes.withUnsafeBytes { input in
+            var low = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
+            var high = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound + 8, as: UInt64.self))
+            if count < 8 {
+                low &= (1 << UInt64(count * 8)) &- 1
+                high = 0
+            } else {
+                high &= (1 << UInt64((count - 8) * 8)) &- 1
+            }
+            return (low, high | UInt64(count) << 56)
+        }
     }
 
     /// The text of a scanned string, made once per distinct short string (see `ValueScratch`).
+    ///
+    /// - Complexity: O(1) for a string of at most 15 bytes seen before, O(length) otherwise.
     private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
-        let count = key.range.count
-        guard key.decoded == nil, count > 0, count <= 15 else { return string(for: key) }
-        let start = key.range.lowerBound
-        return bytes.withUnsafeBufferPointer { input in
-            let first = Int(input[start])
-            let last = Int(input[start + count - 1])
-            let slot = (count &* 37 &+ first &* 11 &+ last &* 3 &+ Int(input[start + count / 2])) & 127
-            let earlier = scratch.shortStarts[slot]
-            if earlier >= 0, scratch.shortStrings[slot].utf8.count == count {
-                var index = 0
-                while index < count, input[earlier + index] == input[start + index] { index += 1 }
-                if index == count { return scratch.shortStrings[slot] }
-            }
-            let made = String(decoding: UnsafeBufferPointer(rebasing: input[key.range]), as: UTF8.self)
-            scratch.shortStarts[slot] = start
-            scratch.shortStrings[slot] = made
-            return made
+        // Sixteen bytes are read from the start (a string this short near the end of the input
+        // is made as any other).
+        guard key.decoded == nil, key.range.count <= 15, key.range.lowerBound + 16 <= bytes.count else { return string(for: key) }
+        let (low, high) = shortWords(of: key.range)
+        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
+        let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
+        if found { return scratch.shortTexts[slot] }
+        let made = string(for: key)
+        scratch.shortWords.withUnsafeMutableBufferPointer { words in
+            words[2 * slot] = low
+            words[2 * slot + 1] = high
         }
+        scratch.shortTexts[slot] = made
+        return made
     }
 
     private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {

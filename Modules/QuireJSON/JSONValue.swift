@@ -220,15 +220,32 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         members.append((key: key, value: value))
     }
 
+    /// The index of member `key`, looked for first at `hint`: where an object of the same shape
+    /// had it (objects of one kind, such as a document's text nodes, usually list their
+    /// members in one order).
+    ///
+    /// - Complexity: O(1) when the hint is right, O(m) for m members otherwise.
+    package func index(forKey key: String, hint: Int) -> Int? {
+        if hint >= 0, hint < members.count, members[hint].key == key { return hint }
+        let count = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == count && $0.key == key }
+    }
+
+    /// Removes the member at `index` and returns its value (moved out, not copied).
+    ///
+    /// - Complexity: O(m) for m members.
+    @discardableResult
+    package mutating func removeValue(at index: Int) -> JSONValue {
+        members.remove(at: index).value
+    }
+
     /// Removes the member `key` and returns its value (moved out, not copied), or nil when there
     /// is none.
     ///
     /// - Complexity: O(m) for m members.
     @discardableResult
     package mutating func removeValue(forKey key: String) -> JSONValue? {
-        let count = key.utf8.count
-        guard let index = members.firstIndex(where: { $0.key.utf8.count == count && $0.key == key }) else { return nil }
-        return members.remove(at: index).value
+        index(forKey: key, hint: -1).map { removeValue(at: $0) }
     }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {

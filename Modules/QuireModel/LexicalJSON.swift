@@ -133,17 +133,40 @@ private struct Importer {
     /// Per node type, what the importer asks of its plugin, asked once per import rather than per
     /// node (a plugin's `childRule` or `parentTypes` may build a set on every access).
     private var plans: [NodeType: Plan] = [:]
+    /// The plan of the last node, which the next one often shares.
+    private var lastPlan: Plan?
+    /// Where the last node's object had its `type`.
+    private var typeHint = 0
     /// The index of each node among its siblings, from a child of the root down to the node
     /// being imported: its JSON path `$.root.children[i].children[j]…`, which is spelled out
     /// only for an error.
     private var trail: [Int] = []
 
-    struct Plan {
+    final class Plan {
+        let type: NodeType
         let plugin: any NodePlugin
         let role: NodeRole
         let fields: [FieldSpec]
         let childRule: ChildRule
         let parentTypes: Set<NodeType>?
+        /// Where the first object of this type had each of `fields`, and its `text` and
+        /// `version`: the members of one type's objects usually come in one order, so lookups
+        /// try there first (see `JSONObject.index(forKey:hint:)`).
+        let fieldHints: [Int]
+        let textHint: Int
+        let versionHint: Int
+
+        init(type: NodeType, plugin: any NodePlugin, shapedLike object: JSONObject) {
+            self.type = type
+            self.plugin = plugin
+            role = plugin.role
+            fields = plugin.fields
+            childRule = plugin.childRule
+            parentTypes = plugin.parentTypes
+            fieldHints = fields.map { object.index(forKey: $0.name, hint: -1) ?? -1 }
+            textHint = object.index(forKey: "text", hint: -1) ?? -1
+            versionHint = object.index(forKey: "version", hint: -1) ?? -1
+        }
     }
 
     /// What a child's checks need of its parent.
@@ -160,11 +183,19 @@ private struct Importer {
         self.registry = batch.registry
     }
 
-    mutating func plan(for type: NodeType) -> Plan? {
-        if let plan = plans[type] { return plan }
+    /// The plan of a registered type, made from the first `object` of the type; nil for a type
+    /// the registry does not know.
+    mutating func plan(for type: NodeType, shapedLike object: JSONObject) -> Plan? {
+        // Byte counts first: they tell most types apart without a string comparison call.
+        if let lastPlan, lastPlan.type.rawValue.utf8.count == type.rawValue.utf8.count, lastPlan.type == type { return lastPlan }
+        if let plan = plans[type] {
+            lastPlan = plan
+            return plan
+        }
         guard let plugin = registry.plugin(for: type) else { return nil }
-        let plan = Plan(plugin: plugin, role: plugin.role, fields: plugin.fields, childRule: plugin.childRule, parentTypes: plugin.parentTypes)
+        let plan = Plan(type: type, plugin: plugin, shapedLike: object)
         plans[type] = plan
+        lastPlan = plan
         return plan
     }
 
@@ -183,7 +214,7 @@ private struct Importer {
         guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path()) }
         guard typeValue == .string("root") else { throw LexicalJSONError(.misplacedRoot, at: path()) }
         let rootPlugin = registry.plugin(for: .root) ?? RootNodePlugin()
-        try checkFields(of: object, specs: rootPlugin.fields)
+        try checkFields(of: object, specs: rootPlugin.fields, hints: [], versionHint: -1)
         var children = takeMembers(of: &object)
         let root = Parent(key: .root, type: .root, role: .root, childRule: rootPlugin.childRule)
         try importChildren(of: &children, parent: root)
@@ -244,29 +275,36 @@ private struct Importer {
     mutating func makeNode(
         _ object: inout JSONObject, key: NodeKey, parent: Parent, children: inout JSONValue?, siblingsHaveInline: () -> Bool
     ) throws(LexicalJSONError) -> (node: Node, childRule: ChildRule?) {
-        guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path()) }
-        guard case .string(let typeName) = typeValue else {
-            throw LexicalJSONError(.wrongType(expected: "string", found: typeValue.typeName), at: path(".type"))
+        guard let typeIndex = object.index(forKey: "type", hint: typeHint) else { throw LexicalJSONError(.missingField("type"), at: path()) }
+        typeHint = typeIndex
+        guard case .string(let typeName) = object.members[typeIndex].value else {
+            throw LexicalJSONError(.wrongType(expected: "string", found: object.members[typeIndex].value.typeName), at: path(".type"))
         }
         let type = NodeType(typeName)
         if type == .root { throw LexicalJSONError(.misplacedRoot, at: path()) }
         let node: Node
         let childRule: ChildRule?
         var allowedParents: Set<NodeType>?
-        if let plan = plan(for: type) {
+        if let plan = plan(for: type, shapedLike: object) {
             allowedParents = plan.parentTypes
             childRule = plan.childRule
             if !plan.role.isElement && object["children"] != nil { throw LexicalJSONError(.unexpectedChildren(type), at: path(".children")) }
+            var textIndex: Int?
             if plan.role == .text {
-                guard let textValue = object["text"] else { throw LexicalJSONError(.missingField("text"), at: path()) }
-                guard case .string = textValue else {
-                    throw LexicalJSONError(.wrongType(expected: "string", found: textValue.typeName), at: path(".text"))
+                guard let index = object.index(forKey: "text", hint: plan.textHint) else { throw LexicalJSONError(.missingField("text"), at: path()) }
+                guard case .string = object.members[index].value else {
+                    throw LexicalJSONError(.wrongType(expected: "string", found: object.members[index].value.typeName), at: path(".text"))
                 }
+                textIndex = index
             }
-            try checkFields(of: object, specs: plan.fields)
+            try checkFields(of: object, specs: plan.fields, hints: plan.fieldHints, versionHint: plan.versionHint)
             var text = ""
-            if plan.role == .text, case .string(let string)? = object.removeValue(forKey: "text") { text = string }
-            children = takeMembers(of: &object)
+            // Removed after `type`'s index is used (and before, when it comes first): removing
+            // one member moves those after it.
+            if let textIndex, textIndex > typeIndex, case .string(let string) = object.removeValue(at: textIndex) { text = string }
+            object.removeValue(at: typeIndex)
+            if let textIndex, textIndex < typeIndex, case .string(let string) = object.removeValue(at: textIndex) { text = string }
+            children = plan.role.isElement ? object.removeValue(forKey: "children") : nil
             node = Node(key: key, type: type, role: plan.role, isUnknown: false, text: text, fields: object)
             do { try plan.plugin.validate(node) } catch {
                 throw LexicalJSONError(.invalidNode(type, error.message), at: path(error.field.map { ".\($0)" } ?? ""))
@@ -309,18 +347,21 @@ private struct Importer {
 
     /// Checks the members `specs` describe: required ones present, each of its type, and
     /// `version` an integer.
-    func checkFields(of object: JSONObject, specs: [FieldSpec]) throws(LexicalJSONError) {
-        for spec in specs {
-            guard let value = object[spec.name] else {
+    ///
+    /// `hints` (one per spec, or none) and `versionHint` say where to look first.
+    func checkFields(of object: JSONObject, specs: [FieldSpec], hints: [Int], versionHint: Int) throws(LexicalJSONError) {
+        for (number, spec) in specs.enumerated() {
+            guard let index = object.index(forKey: spec.name, hint: number < hints.count ? hints[number] : -1) else {
                 if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path()) }
                 continue
             }
+            let value = object.members[index].value
             guard spec.type.accepts(value) else {
                 throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(value)), at: path(".\(spec.name)"))
             }
         }
-        if let version = object["version"], !FieldType.integer.accepts(version) {
-            throw LexicalJSONError(.wrongType(expected: "integer", found: describe(version)), at: path(".version"))
+        if let index = object.index(forKey: "version", hint: versionHint), !FieldType.integer.accepts(object.members[index].value) {
+            throw LexicalJSONError(.wrongType(expected: "integer", found: describe(object.members[index].value)), at: path(".version"))
         }
     }
 
