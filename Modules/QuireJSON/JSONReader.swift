@@ -495,9 +495,10 @@ public struct JSONReader: Sendable {
         /// comparing two words with an earlier occurrence's costs less than validating and
         /// making the string again. Slot `i` holds a string in `shortTexts[i]` and its bytes in
         /// `shortWords[2i]` and `shortWords[2i + 1]` (see `shortWords(of:)`); every slot starts
-        /// as the empty string, whose words are 0.
-        var shortWords = [UInt64](repeating: 0, count: 2 * 128)
-        var shortTexts = [String](repeating: "", count: 128)
+        /// as the empty string, whose words are 0. Both are made at the first string, so that a
+        /// `readValue()` of a number allocates nothing.
+        var shortWords: [UInt64] = []
+        var shortTexts: [String] = []
     }
 
     /// The bytes of a string of at most 15 bytes (that 16 bytes of input follow the start of)
@@ -525,6 +526,10 @@ public struct JSONReader: Sendable {
         // Sixteen bytes are read from the start (a string this short near the end of the input
         // is made as any other).
         guard key.decoded == nil, key.range.count <= 15, key.range.lowerBound + 16 <= bytes.count else { return string(for: key) }
+        if scratch.shortTexts.isEmpty {
+            scratch.shortWords = Array(repeating: 0, count: 2 * 128)
+            scratch.shortTexts = Array(repeating: "", count: 128)
+        }
         let (low, high) = shortWords(of: key.range)
         let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
         let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
@@ -865,25 +870,26 @@ public enum JSONValueKind: Sendable, Hashable {
 /// A stack whose top elements leave at once as an array, moved rather than copied: what
 /// ``JSONReader/readValue()`` gathers a container's members in.
 struct MoveStack<Element>: ~Copyable {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
+    /// Nil until the first push, so that a stack never used (a `readValue()` of a scalar)
+    /// allocates nothing.
+    private var base: UnsafeMutablePointer<Element>?
+    private var capacity = 0
     /// The number of elements on the stack.
     private(set) var count = 0
 
-    init() {
-        capacity = 64
-        base = .allocate(capacity: capacity)
-    }
+    init() {}
 
     deinit {
-        base.deinitialize(count: count)
-        base.deallocate()
+        if let base {
+            base.deinitialize(count: count)
+            base.deallocate()
+        }
     }
 
     /// The element at `index` (below `count`).
     subscript(index: Int) -> Element {
-        get { base[index] }
-        set { base[index] = newValue }
+        get { base.unsafelyUnwrapped[index] }
+        set { base.unsafelyUnwrapped[index] = newValue }
     }
 
     /// Pushes `element` on top.
@@ -891,13 +897,16 @@ struct MoveStack<Element>: ~Copyable {
     /// - Complexity: O(1) amortized.
     mutating func push(_ element: consuming Element) {
         if count == capacity {
-            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            grown.moveInitialize(from: base, count: count)
-            base.deallocate()
+            let grownCapacity = max(16, capacity * 2)
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: grownCapacity)
+            if let base {
+                grown.moveInitialize(from: base, count: count)
+                base.deallocate()
+            }
             base = grown
-            capacity *= 2
+            capacity = grownCapacity
         }
-        (base + count).initialize(to: element)
+        (base.unsafelyUnwrapped + count).initialize(to: element)
         count += 1
     }
 
@@ -907,7 +916,7 @@ struct MoveStack<Element>: ~Copyable {
     func lastIndex(from first: Int, where predicate: (Element) -> Bool) -> Int? {
         var index = count - 1
         while index >= first {
-            if predicate(base[index]) { return index }
+            if predicate(base.unsafelyUnwrapped[index]) { return index }
             index -= 1
         }
         return nil
@@ -924,7 +933,7 @@ struct MoveStack<Element>: ~Copyable {
         // the array's storage type up in the runtime's metadata cache on every call.
         var array: [Element] = []
         array.reserveCapacity(moved)
-        for index in first..<count { array.append((base + index).move()) }
+        for index in first..<count { array.append((base.unsafelyUnwrapped + index).move()) }
         count = first
         return array
     }
