@@ -95,6 +95,8 @@ public struct JSONReader: Sendable {
     private var keyCount = 0
     /// The keys of the open objects with more than `linearKeyLimit` members, innermost last.
     private var keySets: [Set<String>] = []
+    /// Room for the bytes of a string with escapes, kept between strings (see `decodeEscaped`).
+    private var escapeBuffer: [UInt8] = []
 
     /// A reader positioned before the first value of `bytes` (after a byte-order mark).
     public init(_ bytes: [UInt8], options: Options = Options()) {
@@ -273,12 +275,15 @@ public struct JSONReader: Sendable {
         }
     }
 
-    /// A bit from an unescaped key's length and first and last bytes: equal keys have equal bits.
+    /// A bit from an unescaped key's length and first, middle and last bytes: equal keys have
+    /// equal bits. (With the middle byte, the keys of Lexical's nodes get a bit each, so their
+    /// objects never need a comparison; without it, `type` met `indent` and `text` met `mode`.)
     @inline(__always)
     private func bloomBit(_ key: KeyBytes) -> UInt64 {
         let range = key.range
         guard !range.isEmpty else { return 1 }
-        let mixed = range.count &* 31 &+ Int(bytes[range.lowerBound]) &* 7 &+ Int(bytes[range.upperBound - 1])
+        let middle = Int(bytes[range.lowerBound + range.count / 2])
+        let mixed = range.count &* 31 &+ Int(bytes[range.lowerBound]) &* 11 &+ Int(bytes[range.upperBound - 1]) &* 3 &+ middle &* 5
         return 1 << UInt64(mixed & 63)
     }
 
@@ -383,7 +388,8 @@ public struct JSONReader: Sendable {
     public mutating func readString() throws(JSONError) -> String {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw mismatch("a string") }
-        return string(for: try scanString())
+        let scanned = try scanString()
+        return string(for: scanned)
     }
 
     /// Reads a string and returns the range of its bytes between the quotes when it has no
@@ -473,22 +479,98 @@ public struct JSONReader: Sendable {
     ///
     /// - Complexity: O(size of the value).
     public mutating func readValue() throws(JSONError) -> JSONValue {
+        var scratch = ValueScratch()
+        return try readValue(into: &scratch)
+    }
+
+    /// The members and elements of the containers ``readValue()`` has open, innermost last. A
+    /// container's are gathered here and moved once, into an array of their exact count, when it
+    /// closes: an array grown from empty would be reallocated at 1, 2, 4 and 8 members, and
+    /// allocation was the bulk of reading a Lexical document's many small objects.
+    private struct ValueScratch: ~Copyable {
+        var members = MoveStack<(key: String, value: JSONValue)>()
+        var elements = MoveStack<JSONValue>()
+        /// Strings of up to 15 bytes without escapes that have been read, by a hash of their
+        /// bytes: keys and values such as "normal" or "ltr" repeat all through a document, and
+        /// comparing two words with an earlier occurrence's costs less than validating and
+        /// making the string again. Slot `i` holds a string in `shortTexts[i]` and its bytes in
+        /// `shortWords[2i]` and `shortWords[2i + 1]` (see `shortWords(of:)`); every slot starts
+        /// as the empty string, whose words are 0. Both are made at the first string, so that a
+        /// `readValue()` of a number allocates nothing.
+        var shortWords: [UInt64] = []
+        var shortTexts: [String] = []
+    }
+
+    /// The bytes of a string of at most 15 bytes (that 16 bytes of input follow the start of)
+    /// as two little-endian words, the bytes after it cleared and its count in the top byte.
+    @inline(__always)
+    private func shortWords(of range: Range<Int>) -> (low: UInt64, high: UInt64) {
+        let count = range.count
+        return bytes.withUnsafeBytes { input in
+            var low = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
+            var high = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound + 8, as: UInt64.self))
+            if count < 8 {
+                low &= (1 << UInt64(count * 8)) &- 1
+                high = 0
+            } else {
+                high &= (1 << UInt64((count - 8) * 8)) &- 1
+            }
+            return (low, high | UInt64(count) << 56)
+        }
+    }
+
+    /// The text of a scanned string, made once per distinct short string (see `ValueScratch`).
+    ///
+    /// - Complexity: O(1) for a string of at most 15 bytes seen before, O(length) otherwise.
+    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+        // Sixteen bytes are read from the start (a string this short near the end of the input
+        // is made as any other).
+        guard key.decoded == nil, key.range.count <= 15, key.range.lowerBound + 16 <= bytes.count else { return string(for: key) }
+        if scratch.shortTexts.isEmpty {
+            scratch.shortWords = Array(repeating: 0, count: 2 * 128)
+            scratch.shortTexts = Array(repeating: "", count: 128)
+        }
+        let (low, high) = shortWords(of: key.range)
+        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
+        let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
+        if found { return scratch.shortTexts[slot] }
+        let made = string(for: key)
+        scratch.shortWords.withUnsafeMutableBufferPointer { words in
+            words[2 * slot] = low
+            words[2 * slot + 1] = high
+        }
+        scratch.shortTexts[slot] = made
+        return made
+    }
+
+    private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {
         switch try nextValueKind() {
         case .object:
             try beginObject()
-            var object = JSONObject()
+            let first = scratch.members.count
             while let key = try nextKey() {
-                let name = string(for: key)
-                let value = try readValue()
-                if options.duplicateKeys == .reject { object.appendUnchecked(name, value) } else { object[name] = value }
+                let name = string(for: key, sharing: &scratch)
+                let value = try readValue(into: &scratch)
+                if options.duplicateKeys == .keepLast, let index = scratch.members.lastIndex(from: first, where: { $0.key == name }) {
+                    scratch.members[index].value = value
+                } else {
+                    scratch.members.push((key: name, value: value))
+                }
             }
-            return .object(object)
+            return .object(JSONObject(uniqueMembers: scratch.members.popArray(from: first)))
         case .array:
             try beginArray()
-            var array: [JSONValue] = []
-            while try nextElement() { array.append(try readValue()) }
-            return .array(array)
-        case .string: return .string(string(for: try scanString()))
+            let first = scratch.elements.count
+            while try nextElement() {
+                let element = try readValue(into: &scratch)
+                scratch.elements.push(element)
+            }
+            return .array(scratch.elements.popArray(from: first))
+        case .string:
+            // Scanned first: `string(for: try scanString())` would copy the whole reader to call
+            // `string(for:)` on its state from before the scan.
+            let scanned = try scanString()
+            return .string(string(for: scanned, sharing: &scratch))
         case .number: return .number(try scanNumber())
         case .bool: return .bool(try readBool())
         case .null:
@@ -599,7 +681,12 @@ public struct JSONReader: Sendable {
     }
 
     private mutating func decodeEscaped(contentStart: Int, firstEscape: Int) throws(JSONError) -> JSONKey {
-        var decoded = Array(bytes[contentStart..<firstEscape])
+        // The buffer of the previous escaped string, taken out of `self` so that it stays
+        // uniquely referenced while it grows: one allocation for all of them, not one each.
+        var decoded: [UInt8] = []
+        swap(&decoded, &escapeBuffer)
+        decoded.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBufferPointer { decoded.append(contentsOf: UnsafeBufferPointer(rebasing: $0[contentStart..<firstEscape])) }
         var index = firstEscape
         while true {
             guard index < bytes.count else { throw error(.unexpectedEndOfInput, at: index) }
@@ -607,7 +694,9 @@ public struct JSONReader: Sendable {
             switch byte {
             case UInt8(ascii: "\""):
                 offset = index + 1
-                return JSONKey(range: contentStart..<index, decoded: String(decoding: decoded, as: UTF8.self))
+                let text = String(decoding: decoded, as: UTF8.self)
+                escapeBuffer = decoded
+                return JSONKey(range: contentStart..<index, decoded: text)
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error(.unexpectedEndOfInput, at: index + 1) }
                 let escape = bytes[index + 1]
@@ -775,5 +864,77 @@ public enum JSONValueKind: Sendable, Hashable {
         case .bool: "boolean"
         case .null: "null"
         }
+    }
+}
+
+/// A stack whose top elements leave at once as an array, moved rather than copied: what
+/// ``JSONReader/readValue()`` gathers a container's members in.
+struct MoveStack<Element>: ~Copyable {
+    /// Nil until the first push, so that a stack never used (a `readValue()` of a scalar)
+    /// allocates nothing.
+    private var base: UnsafeMutablePointer<Element>?
+    private var capacity = 0
+    /// The number of elements on the stack.
+    private(set) var count = 0
+
+    init() {}
+
+    deinit {
+        if let base {
+            base.deinitialize(count: count)
+            base.deallocate()
+        }
+    }
+
+    /// The element at `index` (below `count`).
+    subscript(index: Int) -> Element {
+        get { base.unsafelyUnwrapped[index] }
+        set { base.unsafelyUnwrapped[index] = newValue }
+    }
+
+    /// Pushes `element` on top.
+    ///
+    /// - Complexity: O(1) amortized.
+    mutating func push(_ element: consuming Element) {
+        if count == capacity {
+            let grownCapacity = max(16, capacity * 2)
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: grownCapacity)
+            if let base {
+                grown.moveInitialize(from: base, count: count)
+                base.deallocate()
+            }
+            base = grown
+            capacity = grownCapacity
+        }
+        (base.unsafelyUnwrapped + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The index of the last element at or above `first` that satisfies `predicate`.
+    ///
+    /// - Complexity: O(count - first).
+    func lastIndex(from first: Int, where predicate: (Element) -> Bool) -> Int? {
+        var index = count - 1
+        while index >= first {
+            if predicate(base.unsafelyUnwrapped[index]) { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The elements from `first` up, in order, as an array of exactly their count; the stack
+    /// keeps those below.
+    ///
+    /// - Complexity: O(count - first).
+    mutating func popArray(from first: Int) -> [Element] {
+        let moved = count - first
+        guard moved > 0 else { return [] }
+        // Appended one by one into reserved room: `Array(unsafeUninitializedCapacity:)` looked
+        // the array's storage type up in the runtime's metadata cache on every call.
+        var array: [Element] = []
+        array.reserveCapacity(moved)
+        for index in first..<count { array.append((base.unsafelyUnwrapped + index).move()) }
+        count = first
+        return array
     }
 }

@@ -44,6 +44,27 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// Moves the object payload out, leaving null, or returns nil (changing nothing) when this
+    /// is not an object. When `self` held the only reference to the object's storage, the
+    /// object returned holds it alone, so changing it changes it in place rather than copying.
+    ///
+    /// - Complexity: O(1).
+    package mutating func takeObject() -> JSONObject? {
+        guard case .object(let object) = self else { return nil }
+        self = .null
+        return object
+    }
+
+    /// Moves the array payload out, leaving null, or returns nil (changing nothing) when this is
+    /// not an array; as ``takeObject()``, an array held only by `self` stays unshared.
+    ///
+    /// - Complexity: O(1).
+    package mutating func takeArray() -> [JSONValue]? {
+        guard case .array(let array) = self else { return nil }
+        self = .null
+        return array
+    }
+
     /// The array payload, or nil when this is not an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let array) = self { return array }
@@ -172,7 +193,10 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     ///   hashing.
     public subscript(key: String) -> JSONValue? {
         get {
-            for member in members where member.key == key { return member.value }
+            // The byte counts first: an O(1) read that tells most keys apart without calling
+            // the standard library's string comparison.
+            let count = key.utf8.count
+            for member in members where member.key.utf8.count == count && member.key == key { return member.value }
             return nil
         }
         set {
@@ -184,10 +208,44 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// An object with `members` as they are; the caller guarantees the keys are unique (the
+    /// reader has checked them).
+    package init(uniqueMembers members: [(key: String, value: JSONValue)]) {
+        self.members = members
+    }
+
     /// Appends a member without checking for an existing key; the caller guarantees uniqueness
     /// (the reader and the YAML loader have checked it with a hash set, in O(1) per key).
     package mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append((key: key, value: value))
+    }
+
+    /// The index of member `key`, looked for first at `hint`: where an object of the same shape
+    /// had it (objects of one kind, such as a document's text nodes, usually list their
+    /// members in one order).
+    ///
+    /// - Complexity: O(1) when the hint is right, O(m) for m members otherwise.
+    package func index(forKey key: String, hint: Int) -> Int? {
+        if hint >= 0, hint < members.count, members[hint].key == key { return hint }
+        let count = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == count && $0.key == key }
+    }
+
+    /// Removes the member at `index` and returns its value (moved out, not copied).
+    ///
+    /// - Complexity: O(m) for m members.
+    @discardableResult
+    package mutating func removeValue(at index: Int) -> JSONValue {
+        members.remove(at: index).value
+    }
+
+    /// Removes the member `key` and returns its value (moved out, not copied), or nil when there
+    /// is none.
+    ///
+    /// - Complexity: O(m) for m members.
+    @discardableResult
+    package mutating func removeValue(forKey key: String) -> JSONValue? {
+        index(forKey: key, hint: -1).map { removeValue(at: $0) }
     }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {

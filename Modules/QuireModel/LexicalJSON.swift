@@ -52,9 +52,9 @@ public enum LexicalJSON {
     public static func importState<Bytes: Collection<UInt8>>(
         from bytes: Bytes, registry: NodeRegistry = NodeRegistry(), json: JSONReader.Options = JSONReader.Options()
     ) throws(LexicalJSONError) -> EditorState {
-        let value: JSONValue
+        var value: JSONValue
         do { value = try JSONParser.parse(bytes, options: json) } catch { throw LexicalJSONError(.syntax(error), at: error.path) }
-        return try importState(from: value, registry: registry)
+        return try importState(taking: &value, registry: registry)
     }
 
     /// Imports a document from a JSON string.
@@ -68,18 +68,28 @@ public enum LexicalJSON {
     ///
     /// - Complexity: O(n) in the number of nodes (each stored in O(log₃₂ n)).
     public static func importState(from value: JSONValue, registry: NodeRegistry = NodeRegistry()) throws(LexicalJSONError) -> EditorState {
-        guard case .object(let document) = value else {
+        var parts = value
+        return try importState(taking: &parts, registry: registry)
+    }
+
+    /// Imports a document from a parsed JSON value whose parts it moves into the nodes (leaving
+    /// `value` null or partly taken apart): node fields reuse the parsed objects' storage when
+    /// nothing else shares it, rather than copying every object and freeing the original.
+    ///
+    /// - Complexity: O(n) in the number of nodes (each stored in O(log₃₂ n)).
+    private static func importState(taking value: inout JSONValue, registry: NodeRegistry) throws(LexicalJSONError) -> EditorState {
+        guard var document = value.takeObject() else {
             throw LexicalJSONError(.wrongType(expected: "object", found: value.typeName), at: "$")
         }
-        guard let rootValue = document["root"] else { throw LexicalJSONError(.missingField("root"), at: "$") }
-        guard case .object(let rootObject) = rootValue else {
+        guard var rootValue = document.removeValue(forKey: "root") else { throw LexicalJSONError(.missingField("root"), at: "$") }
+        guard let rootObject = rootValue.takeObject() else {
             throw LexicalJSONError(.wrongType(expected: "object", found: rootValue.typeName), at: "$.root")
         }
         var state = EditorState(registry: registry)
         var importer = Importer(batch: state.makeBatch())
-        let (fields, roots) = try importer.importRoot(rootObject)
+        let fields = try importer.importRoot(rootObject)
         state.setRootFields(fields)
-        do { try state.insert(importer.batch, roots: roots, under: .root, after: nil) } catch {
+        do { try state.insert(importer.batch, roots: importer.roots, under: .root, after: nil) } catch {
             preconditionFailure("the importer checked every node it built: \(error)")
         }
         return state
@@ -118,12 +128,54 @@ public enum LexicalJSON {
 private struct Importer {
     var batch: NodeBatch
     let registry: NodeRegistry
-    /// Per node type, the plugin and its field specs, looked up once per import rather than per node.
+    /// The keys of the root's children, in order.
+    private(set) var roots: [NodeKey] = []
+    /// Per node type, what the importer asks of its plugin, asked once per import rather than per
+    /// node (a plugin's `childRule` or `parentTypes` may build a set on every access).
     private var plans: [NodeType: Plan] = [:]
+    /// The plan of the last node, which the next one often shares.
+    private var lastPlan: Plan?
+    /// Where the last node's object had its `type`.
+    private var typeHint = 0
+    /// The index of each node among its siblings, from a child of the root down to the node
+    /// being imported: its JSON path `$.root.children[i].children[j]…`, which is spelled out
+    /// only for an error.
+    private var trail: [Int] = []
 
-    struct Plan {
+    final class Plan {
+        let type: NodeType
         let plugin: any NodePlugin
+        let role: NodeRole
         let fields: [FieldSpec]
+        let childRule: ChildRule
+        let parentTypes: Set<NodeType>?
+        /// Where the first object of this type had each of `fields`, and its `text` and
+        /// `version`: the members of one type's objects usually come in one order, so lookups
+        /// try there first (see `JSONObject.index(forKey:hint:)`).
+        let fieldHints: [Int]
+        let textHint: Int
+        let versionHint: Int
+
+        init(type: NodeType, plugin: any NodePlugin, shapedLike object: JSONObject) {
+            self.type = type
+            self.plugin = plugin
+            role = plugin.role
+            fields = plugin.fields
+            childRule = plugin.childRule
+            parentTypes = plugin.parentTypes
+            fieldHints = fields.map { object.index(forKey: $0.name, hint: -1) ?? -1 }
+            textHint = object.index(forKey: "text", hint: -1) ?? -1
+            versionHint = object.index(forKey: "version", hint: -1) ?? -1
+        }
+    }
+
+    /// What a child's checks need of its parent.
+    struct Parent {
+        let key: NodeKey
+        let type: NodeType
+        let role: NodeRole
+        /// The children the parent's plugin accepts; nil for an unknown parent, which takes any.
+        let childRule: ChildRule?
     }
 
     init(batch: NodeBatch) {
@@ -131,165 +183,195 @@ private struct Importer {
         self.registry = batch.registry
     }
 
-    mutating func plan(for type: NodeType) -> Plan? {
-        if let plan = plans[type] { return plan }
+    /// The plan of a registered type, made from the first `object` of the type; nil for a type
+    /// the registry does not know.
+    mutating func plan(for type: NodeType, shapedLike object: JSONObject) -> Plan? {
+        // Byte counts first: they tell most types apart without a string comparison call.
+        if let lastPlan, lastPlan.type.rawValue.utf8.count == type.rawValue.utf8.count, lastPlan.type == type { return lastPlan }
+        if let plan = plans[type] {
+            lastPlan = plan
+            return plan
+        }
         guard let plugin = registry.plugin(for: type) else { return nil }
-        let plan = Plan(plugin: plugin, fields: plugin.fields)
+        let plan = Plan(type: type, plugin: plugin, shapedLike: object)
         plans[type] = plan
+        lastPlan = plan
         return plan
     }
 
-    /// The root's fields and its children's keys, every node built into the batch.
-    mutating func importRoot(_ object: JSONObject) throws(LexicalJSONError) -> (fields: JSONObject, children: [NodeKey]) {
-        let path = "$.root"
-        guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path) }
-        guard typeValue == .string("root") else { throw LexicalJSONError(.misplacedRoot, at: path) }
+    /// The JSON path of the node being imported, followed by `member` (such as ".type").
+    ///
+    /// - Complexity: O(depth).
+    func path(_ member: String = "") -> String {
+        var path = "$.root"
+        for index in trail { path += ".children[\(index)]" }
+        return path + member
+    }
+
+    /// The root's fields, every node built into the batch and the root's children in ``roots``.
+    mutating func importRoot(_ object: consuming JSONObject) throws(LexicalJSONError) -> JSONObject {
+        var object = object
+        guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path()) }
+        guard typeValue == .string("root") else { throw LexicalJSONError(.misplacedRoot, at: path()) }
         let rootPlugin = registry.plugin(for: .root) ?? RootNodePlugin()
-        let fields = try fields(of: object, specs: rootPlugin.fields, role: .root, path: path)
-        let rootNode = Node(key: .root, type: .root, role: .root, isUnknown: false, text: "", fields: fields)
-        var roots: [NodeKey] = []
-        try importChildren(try childArray(of: object, path: path), parent: rootNode, parentPlugin: rootPlugin, path: path) { roots.append($1) }
-        return (fields, roots)
+        try checkFields(of: object, specs: rootPlugin.fields, hints: [], versionHint: -1)
+        var children = takeMembers(of: &object)
+        let root = Parent(key: .root, type: .root, role: .root, childRule: rootPlugin.childRule)
+        try importChildren(of: &children, parent: root)
+        return object
     }
 
-    func childArray(of object: JSONObject, path: String) throws(LexicalJSONError) -> [JSONValue] {
-        guard let value = object["children"] else { return [] }
-        guard case .array(let children) = value else {
-            throw LexicalJSONError(.wrongType(expected: "array", found: value.typeName), at: path + ".children")
+    /// Imports the nodes of `childrenValue` (a node's `children` member, nil when it had none)
+    /// under `parent`, each built into the batch and linked before its own children; the
+    /// children are moved out of `childrenValue`.
+    mutating func importChildren(of childrenValue: inout JSONValue?, parent: Parent) throws(LexicalJSONError) {
+        guard childrenValue != nil else { return }
+        guard var children = childrenValue!.takeArray() else {
+            throw LexicalJSONError(.wrongType(expected: "array", found: childrenValue!.typeName), at: path(".children"))
         }
-        return children
-    }
-
-    /// Imports `children` under `parent`, each built into the batch before its own children, and
-    /// hands every child's key to `link` (which links it under the parent).
-    mutating func importChildren(
-        _ children: [JSONValue], parent: Node, parentPlugin: (any NodePlugin)?, path: String,
-        link: (inout NodeBatch, NodeKey) -> Void
-    ) throws(LexicalJSONError) {
         guard !children.isEmpty else { return }
-        // Only an unknown child needs to know whether its siblings are inline; most documents have none.
-        let registry = self.registry
-        lazy var siblingsHaveInline = children.contains { child in
-            guard let type = child.objectValue?["type"]?.stringValue,
-                  let plugin = registry.plugin(for: NodeType(type)) else { return false }
-            return plugin.role.isInline
-        }
-        for (index, childValue) in children.enumerated() {
-            let childPath = "\(path).children[\(index)]"
-            guard case .object(let object) = childValue else {
-                throw LexicalJSONError(.wrongType(expected: "object", found: childValue.typeName), at: childPath)
+        // Only an unknown child needs to know whether its siblings are inline; most documents
+        // have none. The siblings before it have been taken apart by then, so their roles say
+        // it, and the later ones are looked at once (an inline one found among them that an
+        // unknown child further on has passed is counted in `earlierInline` by then).
+        var earlierInline = false
+        var laterInline: Bool?
+        trail.append(0)
+        for index in children.indices {
+            trail[trail.count - 1] = index
+            var childValue = children[index]
+            children[index] = .null
+            guard var object = childValue.takeObject() else {
+                throw LexicalJSONError(.wrongType(expected: "object", found: childValue.typeName), at: path())
             }
-            let node = try makeNode(
-                object, key: batch.nextKey, parent: parent, parentPlugin: parentPlugin,
-                siblingsHaveInline: { siblingsHaveInline }, path: childPath
-            )
+            let registry = self.registry
+            let earlier = earlierInline
+            var nodeChildren: JSONValue?
+            let (node, childRule) = try makeNode(&object, key: batch.nextKey, parent: parent, children: &nodeChildren) {
+                if earlier { return true }
+                if let laterInline { return laterInline }
+                let found = children[(index + 1)...].contains { child in
+                    guard let type = child.objectValue?["type"]?.stringValue,
+                          let plugin = registry.plugin(for: NodeType(type)) else { return false }
+                    return plugin.role.isInline
+                }
+                laterInline = found
+                return found
+            }
+            let summary = Parent(key: node.key, type: node.type, role: node.role, childRule: childRule)
+            earlierInline = earlierInline || (childRule != nil && summary.role.isInline)
             batch.addChecked(node)
-            link(&batch, node.key)
-            if node.role.isElement {
-                let parentKey = node.key
-                try importChildren(
-                    try childArray(of: object, path: childPath), parent: node,
-                    parentPlugin: node.isUnknown ? nil : registry.plugin(for: node.type), path: childPath
-                ) { batch, child in batch.appendChecked(child, to: parentKey) }
+            if parent.key == .root { roots.append(summary.key) } else { batch.appendChecked(summary.key, to: parent.key) }
+            if summary.role.isElement {
+                try importChildren(of: &nodeChildren, parent: summary)
             }
         }
+        trail.removeLast()
     }
 
+    /// The node `object` describes, checked under `parent`, and the children its plugin accepts
+    /// (nil for an unknown type); its `children` member moves to `children`, and the node's
+    /// fields are what remains of `object`.
     mutating func makeNode(
-        _ object: JSONObject, key: NodeKey, parent: Node, parentPlugin: (any NodePlugin)?,
-        siblingsHaveInline: () -> Bool, path: String
-    ) throws(LexicalJSONError) -> Node {
-        guard let typeValue = object["type"] else { throw LexicalJSONError(.missingField("type"), at: path) }
-        guard case .string(let typeName) = typeValue else {
-            throw LexicalJSONError(.wrongType(expected: "string", found: typeValue.typeName), at: path + ".type")
+        _ object: inout JSONObject, key: NodeKey, parent: Parent, children: inout JSONValue?, siblingsHaveInline: () -> Bool
+    ) throws(LexicalJSONError) -> (node: Node, childRule: ChildRule?) {
+        guard let typeIndex = object.index(forKey: "type", hint: typeHint) else { throw LexicalJSONError(.missingField("type"), at: path()) }
+        typeHint = typeIndex
+        guard case .string(let typeName) = object.members[typeIndex].value else {
+            throw LexicalJSONError(.wrongType(expected: "string", found: object.members[typeIndex].value.typeName), at: path(".type"))
         }
         let type = NodeType(typeName)
-        if type == .root { throw LexicalJSONError(.misplacedRoot, at: path) }
-        let hasChildren = object["children"] != nil
-        var node: Node
+        if type == .root { throw LexicalJSONError(.misplacedRoot, at: path()) }
+        let node: Node
+        let childRule: ChildRule?
         var allowedParents: Set<NodeType>?
-        if let plan = plan(for: type) {
-            let plugin = plan.plugin
-            allowedParents = plugin.parentTypes
-            if hasChildren && !plugin.role.isElement { throw LexicalJSONError(.unexpectedChildren(type), at: path + ".children") }
-            var text = ""
-            if plugin.role == .text {
-                guard let textValue = object["text"] else { throw LexicalJSONError(.missingField("text"), at: path) }
-                guard case .string(let string) = textValue else {
-                    throw LexicalJSONError(.wrongType(expected: "string", found: textValue.typeName), at: path + ".text")
+        if let plan = plan(for: type, shapedLike: object) {
+            allowedParents = plan.parentTypes
+            childRule = plan.childRule
+            if !plan.role.isElement && object["children"] != nil { throw LexicalJSONError(.unexpectedChildren(type), at: path(".children")) }
+            var textIndex: Int?
+            if plan.role == .text {
+                guard let index = object.index(forKey: "text", hint: plan.textHint) else { throw LexicalJSONError(.missingField("text"), at: path()) }
+                guard case .string = object.members[index].value else {
+                    throw LexicalJSONError(.wrongType(expected: "string", found: object.members[index].value.typeName), at: path(".text"))
                 }
-                text = string
+                textIndex = index
             }
-            node = Node(
-                key: key, type: type, role: plugin.role, isUnknown: false, text: text,
-                fields: try fields(of: object, specs: plan.fields, role: plugin.role, path: path)
-            )
-            do { try plugin.validate(node) } catch {
-                let at = error.field.map { "\(path).\($0)" } ?? path
-                throw LexicalJSONError(.invalidNode(type, error.message), at: at)
+            try checkFields(of: object, specs: plan.fields, hints: plan.fieldHints, versionHint: plan.versionHint)
+            var text = ""
+            // Removed after `type`'s index is used (and before, when it comes first): removing
+            // one member moves those after it.
+            if let textIndex, textIndex > typeIndex, case .string(let string) = object.removeValue(at: textIndex) { text = string }
+            object.removeValue(at: typeIndex)
+            if let textIndex, textIndex < typeIndex, case .string(let string) = object.removeValue(at: textIndex) { text = string }
+            children = plan.role.isElement ? object.removeValue(forKey: "children") : nil
+            node = Node(key: key, type: type, role: plan.role, isUnknown: false, text: text, fields: object)
+            do { try plan.plugin.validate(node) } catch {
+                throw LexicalJSONError(.invalidNode(type, error.message), at: path(error.field.map { ".\($0)" } ?? ""))
             }
         } else {
-            node = unknownNode(object, key: key, type: type, parent: parent, parentPlugin: parentPlugin,
-                               siblingsHaveInline: siblingsHaveInline)
+            node = unknownNode(&object, key: key, type: type, parent: parent, children: &children, siblingsHaveInline: siblingsHaveInline)
+            childRule = nil
         }
-        if let parentPlugin, !parentPlugin.childRule.accepts(type: node.type, role: node.role) {
-            throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path)
+        if let parentRule = parent.childRule, !parentRule.accepts(type: type, role: node.role) {
+            throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path())
         }
-        if !parent.isUnknown, let allowedParents, !allowedParents.contains(parent.type) {
-            throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path)
+        if parent.childRule != nil, let allowedParents, !allowedParents.contains(parent.type) {
+            throw LexicalJSONError(.childNotAccepted(parent: parent.type, child: type), at: path())
         }
-        return node
+        return (node, childRule)
     }
 
     /// An unknown type keeps all its members. Its role is inferred so that the flat string stays
     /// sensible: with `children` it is an element, inline when it sits in inline content; with a
     /// string `text` it is text-like; otherwise it is a decorator.
     func unknownNode(
-        _ object: JSONObject, key: NodeKey, type: NodeType, parent: Node, parentPlugin: (any NodePlugin)?,
+        _ object: inout JSONObject, key: NodeKey, type: NodeType, parent: Parent, children: inout JSONValue?,
         siblingsHaveInline: () -> Bool
     ) -> Node {
-        let parentTakesInlines = parentPlugin?.childRule == .inlines || parent.role == .element(inline: true)
+        let parentTakesInlines = parent.childRule == .inlines || parent.role == .element(inline: true)
         let inline = parentTakesInlines || siblingsHaveInline()
         let role: NodeRole
         var text = ""
         if object["children"] != nil {
             role = .element(inline: inline)
-        } else if case .string(let string)? = object["text"] {
+        } else if case .string? = object["text"], case .string(let string)? = object.removeValue(forKey: "text") {
             role = .text
             text = string
         } else {
             role = .decorator(inline: inline)
         }
-        var fields = JSONObject()
-        for member in object.members where member.key != "type" && member.key != "children" && !(role == .text && member.key == "text") {
-            fields.appendUnchecked(member.key, member.value)
-        }
-        return Node(key: key, type: type, role: role, isUnknown: true, text: text, fields: fields)
+        children = takeMembers(of: &object)
+        return Node(key: key, type: type, role: role, isUnknown: true, text: text, fields: object)
     }
 
-    /// The node's fields: every member but type, children and text, known ones type-checked.
-    func fields(of object: JSONObject, specs: [FieldSpec], role: NodeRole, path: String) throws(LexicalJSONError) -> JSONObject {
-        for spec in specs {
-            guard let value = object[spec.name] else {
-                if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path) }
+    /// Checks the members `specs` describe: required ones present, each of its type, and
+    /// `version` an integer.
+    ///
+    /// `hints` (one per spec, or none) and `versionHint` say where to look first.
+    func checkFields(of object: JSONObject, specs: [FieldSpec], hints: [Int], versionHint: Int) throws(LexicalJSONError) {
+        for (number, spec) in specs.enumerated() {
+            guard let index = object.index(forKey: spec.name, hint: number < hints.count ? hints[number] : -1) else {
+                if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path()) }
                 continue
             }
+            let value = object.members[index].value
             guard spec.type.accepts(value) else {
-                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(value)), at: "\(path).\(spec.name)")
+                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(value)), at: path(".\(spec.name)"))
             }
         }
-        if let version = object["version"], !FieldType.integer.accepts(version) {
-            throw LexicalJSONError(.wrongType(expected: "integer", found: describe(version)), at: "\(path).version")
+        if let index = object.index(forKey: "version", hint: versionHint), !FieldType.integer.accepts(object.members[index].value) {
+            throw LexicalJSONError(.wrongType(expected: "integer", found: describe(object.members[index].value)), at: path(".version"))
         }
-        var fields = JSONObject()
-        for member in object.members {
-            switch member.key {
-            case "type", "children": continue
-            case "text" where role == .text: continue
-            default: fields.appendUnchecked(member.key, member.value)
-            }
-        }
-        return fields
+    }
+
+    /// Removes `type` and `children` from a node's object, which leaves its fields (a text
+    /// node's `text` is removed already), and returns the `children` member.
+    ///
+    /// - Complexity: O(m) for m members.
+    func takeMembers(of object: inout JSONObject) -> JSONValue? {
+        object.removeValue(forKey: "type")
+        return object.removeValue(forKey: "children")
     }
 
     func describe(_ value: JSONValue) -> String {

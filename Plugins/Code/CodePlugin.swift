@@ -15,7 +15,9 @@ public struct CodeNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "code"
     public var role: NodeRole { .element(inline: false) }
-    public var childRule: ChildRule { .only([CodeHighlightNodePlugin.type, .text, .lineBreak, .tab]) }
+    public var childRule: ChildRule { Self.childRule }
+    /// Built once: a set literal in the getter was built again on every child check.
+    private static let childRule: ChildRule = .only([CodeHighlightNodePlugin.type, .text, .lineBreak, .tab])
     public var fields: [FieldSpec] {
         ElementFields.common + [FieldSpec("language", .optionalString, default: .null)]
     }

@@ -23,7 +23,9 @@ public struct ListNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "list"
     public var role: NodeRole { .element(inline: false) }
-    public var childRule: ChildRule { .only([ListItemNodePlugin.type]) }
+    public var childRule: ChildRule { Self.childRule }
+    /// Built once: a set literal in the getter was built again on every child check.
+    private static let childRule: ChildRule = .only([ListItemNodePlugin.type])
     public var fields: [FieldSpec] {
         ElementFields.common + [
             FieldSpec("listType", .oneOf(ListType.allCases.map(\.rawValue)), default: .string("bullet")),
@@ -70,7 +72,9 @@ public struct ListItemNodePlugin: FixedTypeNodePlugin {
     public var role: NodeRole { .element(inline: false) }
     /// Inline content or a nested list; `ChildRule` cannot say "inlines plus list", so the rule is
     /// `.any` and the list commands keep the shape (a wrapper item holds exactly one list).
-    public var parentTypes: Set<NodeType>? { [ListNodePlugin.type] }
+    public var parentTypes: Set<NodeType>? { Self.parentTypes }
+    /// Built once: a set literal in the getter was built again on every check.
+    private static let parentTypes: Set<NodeType> = [ListNodePlugin.type]
     public var childRule: ChildRule { .any }
     public var fields: [FieldSpec] {
         ElementFields.common + [FieldSpec("value", .integer, default: .number(.integer(1)))]

@@ -35,7 +35,9 @@ public struct TableNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "table"
     public var role: NodeRole { .element(inline: false) }
-    public var childRule: ChildRule { .only([TableRowNodePlugin.type]) }
+    public var childRule: ChildRule { Self.childRule }
+    /// Built once: a set literal in the getter was built again on every child check.
+    private static let childRule: ChildRule = .only([TableRowNodePlugin.type])
     public var fields: [FieldSpec] { ElementFields.common }
 
     public func validate(_ node: Node) throws(NodeValidationError) {
@@ -77,8 +79,11 @@ public struct TableRowNodePlugin: FixedTypeNodePlugin {
     public init() {}
     public static let type: NodeType = "tablerow"
     public var role: NodeRole { .element(inline: false) }
-    public var parentTypes: Set<NodeType>? { [TableNodePlugin.type] }
-    public var childRule: ChildRule { .only([TableCellNodePlugin.type]) }
+    public var parentTypes: Set<NodeType>? { Self.parentTypes }
+    public var childRule: ChildRule { Self.childRule }
+    /// Built once: set literals in the getters were built again on every check.
+    private static let parentTypes: Set<NodeType> = [TableNodePlugin.type]
+    private static let childRule: ChildRule = .only([TableCellNodePlugin.type])
     public var fields: [FieldSpec] { ElementFields.common }
 
     public func validate(_ node: Node) throws(NodeValidationError) {
@@ -113,7 +118,9 @@ public struct TableCellNodePlugin: FixedTypeNodePlugin {
     /// What separates two cells of a row in the flat string.
     public static let separator = "\t"
     public var role: NodeRole { .element(inline: false) }
-    public var parentTypes: Set<NodeType>? { [TableRowNodePlugin.type] }
+    public var parentTypes: Set<NodeType>? { Self.parentTypes }
+    /// Built once: a set literal in the getter was built again on every check.
+    private static let parentTypes: Set<NodeType> = [TableRowNodePlugin.type]
     public var childRule: ChildRule { .blocks }
     public var isolatesContent: Bool { true }
     public var fields: [FieldSpec] {

@@ -27,6 +27,27 @@ import Testing
         #expect(allNodes(state).first { $0.type == "code-highlight" }?.role == .text)
     }
 
+    /// An unknown node under an unknown parent is inline when any sibling is, before or after
+    /// it (the importer has taken the earlier siblings apart by then, and looks at the later
+    /// ones once per sibling list).
+    @Test func unknownNodesTakeInlineFromTheirSiblingsOnEitherSide() throws {
+        let json = #"""
+        {"root":{"type":"root","children":[
+          {"type":"mystery-block","children":[{"type":"text","text":"a"},{"type":"mystery-after","children":[]},{"type":"mystery-leaf"}]},
+          {"type":"mystery-block","children":[{"type":"mystery-before","children":[]},{"type":"mystery-leaf"},{"type":"text","text":"b"}]},
+          {"type":"mystery-block","children":[{"type":"mystery-alone","children":[]},{"type":"mystery-leaf"}]}]}}
+        """#
+        let state = try LexicalJSON.importState(from: json)
+        let roles = state.children(of: .root).map { block in state.children(of: block.key).map { "\($0.type):\($0.role)" } }
+        #expect(state.children(of: .root).allSatisfy { $0.role == .element(inline: false) })
+        #expect(roles == [
+            ["text:text", "mystery-after:element(inline: true)", "mystery-leaf:decorator(inline: true)"],
+            ["mystery-before:element(inline: true)", "mystery-leaf:decorator(inline: true)", "text:text"],
+            ["mystery-alone:element(inline: false)", "mystery-leaf:decorator(inline: false)"],
+        ])
+        #expect(LexicalJSON.export(state) == (try JSONParser.parse(json)))
+    }
+
     @Test func legacyDocumentsImport() throws {
         let legacy = #"""
         {"root":{"children":[{"children":[{"detail":0,"format":3,"mode":"normal","style":"","text":"old","type":"text","version":1}],

@@ -37,10 +37,29 @@ func generateDocument(targetBytes: Int, using generator: inout SeededGenerator) 
     return LexicalJSON.exportBytes(state)
 }
 
+let arguments = CommandLine.arguments.dropFirst()
+// Profiling aids (for valgrind and perf): `--write-document FILE` writes the generated document;
+// `--only-import FILE [N]` imports that file N times (default 5) and nothing else, printing each
+// import's time (like the table's, which also frees the previous import's state).
+if arguments.first == "--only-import", let path = arguments.dropFirst().first {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let count = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5
+    var state = EditorState()
+    for _ in 0..<count {
+        let seconds = try Bench.time { state = try LexicalJSON.importState(from: bytes) }
+        print("import \(Bench.format(seconds)) (\(state.nodeCount) nodes, \(bytes.count) bytes)")
+    }
+    exit(0)
+}
+
 print("# QuireModel benchmark (release build, one run)\n")
 var generator = Bench.generator(default: 0x30DE1)
 let document = generateDocument(targetBytes: 30_000_000, using: &generator)
 print("document: \(document.count) bytes\n")
+if arguments.first == "--write-document", let path = arguments.dropFirst().first {
+    try Data(document).write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
 
 var imported = EditorState()
 let importSeconds = try Bench.best(of: 3) { imported = try LexicalJSON.importState(from: document) }
