@@ -159,8 +159,17 @@ public struct JSONWriter: Sendable {
     private mutating func newline(depth: Int) {
         guard prettyPrinted else { return }
         output.append(UInt8(ascii: "\n"))
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        // Whole runs of spaces copied from one buffer: appending a `repeatElement` collection
+        // went through the generic path, a byte at a time (a tenth of a pretty export).
+        var remaining = depth * 2
+        while remaining > 0 {
+            let count = min(remaining, Self.spaces.count)
+            output.append(contentsOf: Self.spaces[..<count])
+            remaining -= count
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     // MARK: strings
 

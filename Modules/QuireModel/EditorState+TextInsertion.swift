@@ -38,7 +38,7 @@ extension EditorState {
                 try Self.appendLine(line, to: paragraph, in: &batch, fields: lineFields)
                 paragraphs.append(paragraph)
             }
-            try insert(batch, roots: paragraphs, under: parent, after: self[tail]?.previousSibling)
+            try insert(consume batch, roots: paragraphs, under: parent, after: self[tail]?.previousSibling)
         }
         try insertLine(lines[lines.count - 1])
     }

@@ -91,6 +91,11 @@ public struct EditorState: Sendable {
         if recording != nil { recording!.append(operation) }
     }
 
+    /// Makes room for `count` more recorded operations (a batch records one per node).
+    mutating func reserveRecording(_ count: Int) {
+        if recording != nil { recording!.reserveCapacity(recording!.count + count) }
+    }
+
     // MARK: Reading
 
     /// The node with `key`, or nil when there is none.

@@ -89,7 +89,11 @@ public enum LexicalJSON {
         var importer = Importer(batch: state.makeBatch())
         let fields = try importer.importRoot(rootObject)
         state.setRootFields(fields)
-        do { try state.insert(importer.batch, roots: importer.roots, under: .root, after: nil) } catch {
+        // The batch is moved out of the importer: with a second owner, linking the roots into it
+        // would copy every node.
+        var batch = NodeBatch(registry: registry, firstKey: 0)
+        swap(&batch, &importer.batch)
+        do { try state.insert(consume batch, roots: importer.roots, under: .root, after: nil) } catch {
             preconditionFailure("the importer checked every node it built: \(error)")
         }
         return state

@@ -223,7 +223,7 @@ public struct NodeBatch: Sendable {
     var nextKey: NodeKey { NodeKey(firstKey + nodes.count) }
 
     /// Adds a node an importer built and checked itself (its key is ``nextKey``).
-    mutating func addChecked(_ node: Node) {
+    mutating func addChecked(_ node: consuming Node) {
         nodes.append(node)
         tableOfNode.append(-1)
     }
@@ -326,6 +326,7 @@ extension EditorState {
             next = parentNode.firstChild
         }
         nextKeyValue = linked.firstKey + linked.nodes.count
+        reserveRecording(creations.count + roots.count)
         for operation in creations { record(operation) }
         var updatedParent = parentNode
         if let first = roots.first {
