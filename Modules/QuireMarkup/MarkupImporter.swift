@@ -504,7 +504,7 @@ private struct Builder {
         var leaves: [InlineLeaf] = []
         var counter = 0
         InlineLeaf.flatten(content, chain: [], into: &leaves, counter: &counter)
-        let explicit = counter > 0 && !InlineLeaf.defaultReproduces(content, leaves: leaves)
+        let explicit = counter > 0 && !InlineLeaf.surelyReproduces(content) && !InlineLeaf.defaultReproduces(content, leaves: leaves)
         var linkNode: (id: Int, key: NodeKey)?
         for leaf in leaves {
             let target: NodeKey
