@@ -98,7 +98,8 @@ public protocol NodePlugin: Sendable {
     /// The JSON fields besides `type`, `version`, `children` and `text`.
     var fields: [FieldSpec] { get }
     /// The children an element accepts. Defaults: root and block containers take blocks, inline
-    /// containers take inlines, leaves take none.
+    /// containers take inlines, leaves take none. Read once, when the plugin is registered (as
+    /// `fields` is): the bulk paths check every node against the registry's copy.
     var childRule: ChildRule { get }
     /// The only parent types the node may have (a table row belongs in a table), or nil for any
     /// parent whose `childRule` takes it (the default). Checked where documents come in, so a
