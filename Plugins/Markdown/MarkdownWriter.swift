@@ -286,7 +286,8 @@ struct BlockWriter {
                 if let first = item.children.first {
                     var isTask = false
                     if case .listItem(_?) = item.intent { isTask = true }
-                    if (isTask && first.intent != .paragraph) || (first.intent == .htmlBlock && first.literal.first == " ") { writer.line("") }
+                    if (isTask && first.intent != .paragraph) || (first.intent == .htmlBlock && first.literal.first == " ")
+                        || (!ordered && Self.codeReadsAsRule(first, after: mark)) { writer.line("") }
                 }
                 writer.blocks(item.children, tight: tight)
             }
@@ -295,6 +296,17 @@ struct BlockWriter {
             }
         }
         return mark
+    }
+
+    /// Whether `block`, first in a bullet item, is indented code whose first line holds only the
+    /// bullet's character and spaces: on the marker's line it would make a thematic break of the
+    /// whole line (`-     -      -`, a MarkdownFuzz finding), so it starts on the next line, where
+    /// an item that begins with a blank line has it as indented code.
+    static func codeReadsAsRule(_ block: MarkupBlock, after mark: String) -> Bool {
+        guard case .codeBlock = block.intent, block.details[MarkupDetails.fence]?.stringValue == "",
+              let firstLine = MarkupBlock.lines(ofLiteral: block.literal).first else { return false }
+        let characters = firstLine.filter { $0 != " " && $0 != "\t" }
+        return !characters.isEmpty && characters.allSatisfy { String($0) == mark }
     }
 
     /// cmark-gfm checks a task item whose first line holds `[x]` or `[X]` anywhere (`- [ ] a

@@ -170,6 +170,9 @@ import Testing
                       "_fo\u{FFFD} __r_b*foo\\\nbar*\nbbar__ *fobiz_",
                       // And a link on a footnote definition's later line, which cmark-gfm places late.
                       "[^1]:A\n[^1] www.c www.c",
+                      // CI's settings (2026-11-29): a bullet item opening with indented code made of
+                      // its own bullet character; on the marker's line it read as a thematic break.
+                      "-     \r      -      -\n", "*\n      * *\n",
                       // An autolink in a link: one link node, whose spans nested two.
                       "[<hp:\u{0}>]()", "[a [b](c) d](e) and [![i](s)](u) and [<http://x.y>](z)", "[<tp:>]()o~~www. o~~",
                       // A one-tilde strikethrough after a break in a task item, placed off.
