@@ -181,17 +181,10 @@ public struct EditorState: Sendable {
     /// - Complexity: O(log₃₂ n).
     @discardableResult
     public mutating func createNode(type: NodeType, text: String = "", fields: JSONObject = [:]) throws(ModelError) -> NodeKey {
-        guard let plugin = registry.plugin(for: type) else { throw .unknownType(type) }
-        guard plugin.role != .root else { throw .cannotCreateRoot }
-        guard plugin.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
-        let table = registry.fieldTable(for: type)
-        var allFields = table?.defaults ?? Self.defaultFields(plugin)
-        for (name, value) in fields {
-            if let spec = table?.specs[name], !spec.type.accepts(value) {
-                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
-            }
-            allFields[name] = value
-        }
+        guard let table = registry.table(for: type) else { throw .unknownType(type) }
+        let plugin = table.plugin
+        try table.checkCreating(text: text)
+        let allFields = try table.fields(overlaidBy: fields)
         let node = Node(key: allocateKey(), type: type, role: plugin.role, isUnknown: false, text: text, fields: allFields)
         do { try plugin.validate(node) } catch { throw .invalidNode(type: type, reason: error) }
         storeCreated(node)

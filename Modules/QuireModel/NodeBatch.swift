@@ -102,15 +102,8 @@ public struct NodeBatch: Sendable {
     public mutating func create(type: NodeType, text: String = "", fields: JSONObject = JSONObject()) throws(ModelError) -> NodeKey {
         let tableIndex = try tableIndex(for: type)
         let table = tables[tableIndex]
-        guard table.role != .root else { throw .cannotCreateRoot }
-        guard table.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
-        var allFields = table.fields.defaults
-        for (name, value) in fields {
-            if let spec = table.fields.specs[name], !spec.type.accepts(value) {
-                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
-            }
-            allFields[name] = value
-        }
+        try table.checkCreating(text: text)
+        let allFields = try table.fields(overlaidBy: fields)
         return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: allFields),
                        tableIndex: tableIndex)
     }
@@ -126,13 +119,8 @@ public struct NodeBatch: Sendable {
     public mutating func createVerbatim(type: NodeType, text: String = "", fields: JSONObject) throws(ModelError) -> NodeKey {
         let tableIndex = try tableIndex(for: type)
         let table = tables[tableIndex]
-        guard table.role != .root else { throw .cannotCreateRoot }
-        guard table.role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
-        for (name, value) in fields {
-            if let spec = table.fields.specs[name], !spec.type.accepts(value) {
-                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
-            }
-        }
+        try table.checkCreating(text: text)
+        try table.check(fields)
         return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: fields),
                        tableIndex: tableIndex)
     }

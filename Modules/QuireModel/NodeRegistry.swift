@@ -3,8 +3,7 @@
 /// A registry always contains the core types (root, paragraph, text, linebreak, tab); plugins add
 /// theirs with `register(_:)`. A document type with no plugin imports as an unknown node.
 public struct NodeRegistry: Sendable {
-    private var plugins: [NodeType: any NodePlugin]
-    /// Each type's role, child rule, field specs and default field values, computed once at
+    /// Each type's plugin, role, child rule, field specs and default field values, computed once at
     /// registration: a plugin's `fields` and `childRule` are computed properties (some build a
     /// set on every access), and node creation and linking are on the import and paste paths.
     private var tables: [NodeType: TypeTable] = [:]
@@ -18,7 +17,6 @@ public struct NodeRegistry: Sendable {
 
     /// A registry with the core node types only.
     public init() {
-        plugins = [:]
         registeredTypes = []
         for plugin in Self.coreTypes { add(plugin) }
     }
@@ -28,12 +26,11 @@ public struct NodeRegistry: Sendable {
     /// - Throws: `RegistryError.duplicateType` when the type is already registered; core types
     ///   cannot be replaced.
     public mutating func register(_ plugin: any NodePlugin) throws(RegistryError) {
-        guard plugins[plugin.type] == nil else { throw .duplicateType(plugin.type) }
+        guard tables[plugin.type] == nil else { throw .duplicateType(plugin.type) }
         add(plugin)
     }
 
     private mutating func add(_ plugin: any NodePlugin) {
-        plugins[plugin.type] = plugin
         registeredTypes.append(plugin.type)
         tables[plugin.type] = TypeTable(plugin)
     }
@@ -51,10 +48,10 @@ public struct NodeRegistry: Sendable {
     /// The plugin for `type`, or nil when the type is unknown.
     ///
     /// - Complexity: O(1) on average.
-    public func plugin(for type: NodeType) -> (any NodePlugin)? { plugins[type] }
+    public func plugin(for type: NodeType) -> (any NodePlugin)? { tables[type]?.plugin }
 
     /// Whether `type` has a plugin.
-    public func contains(_ type: NodeType) -> Bool { plugins[type] != nil }
+    public func contains(_ type: NodeType) -> Bool { tables[type] != nil }
 }
 
 /// A registered type's plugin with the properties the bulk paths read per node, read once.
@@ -71,6 +68,32 @@ struct TypeTable: Sendable {
         role = plugin.role
         childRule = plugin.childRule
         fields = FieldTable(plugin)
+    }
+
+    /// Refuses what no node of this type can be created as: a root, or text on a type that is
+    /// not text.
+    func checkCreating(text: String) throws(ModelError) {
+        guard role != .root else { throw .cannotCreateRoot }
+        guard role == .text || text.isEmpty else { throw .textOnNonTextNode(type) }
+    }
+
+    /// Refuses a field of `given` whose value its spec does not accept.
+    func check(_ given: JSONObject) throws(ModelError) {
+        for (name, value) in given {
+            if let spec = fields.specs[name], !spec.type.accepts(value) {
+                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
+            }
+        }
+    }
+
+    /// The type's default fields overlaid by `given`, each checked against its spec.
+    ///
+    /// - Complexity: O(d · g) for d defaults and g fields given (a handful each).
+    func fields(overlaidBy given: JSONObject) throws(ModelError) -> JSONObject {
+        try check(given)
+        var all = fields.defaults
+        for (name, value) in given { all[name] = value }
+        return all
     }
 }
 

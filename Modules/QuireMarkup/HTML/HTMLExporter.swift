@@ -56,8 +56,6 @@ public struct HTMLWriter {
     public private(set) var output = ""
     /// What could not be represented so far (see `HTMLExporter.htmlReportingLosses(_:)`).
     public private(set) var losses: [MarkupLoss] = []
-    /// The JSON path of the node being written.
-    private var path = "$.root"
     private var open: [String] = []
     private var preformatted = 0
     /// At the start of a rendered line: a leading space would be dropped by a browser.
@@ -185,16 +183,16 @@ public struct HTMLWriter {
             if let quotes = node.fields[MarkupDetails.field]?.objectValue?[MarkupDetails.quotes]?.stringValue {
                 let own = conversion?.importedTags.contains("blockquote") == true ? 1 : 0
                 if quotes.count > max(own, 1) {
-                    losses.append(MarkupLoss("\(quotes.count) nested block quotes are written as one", at: path))
+                    losses.append(MarkupLoss("\(quotes.count) nested block quotes are written as one", at: state.jsonPath(of: node.key)))
                 } else if quotes.count > own {
                     // A block inside a quote that a quote node cannot hold (a list, a table).
-                    losses.append(MarkupLoss("the block quote around a \"\(node.type.rawValue)\" is not written", at: path))
+                    losses.append(MarkupLoss("the block quote around a \"\(node.type.rawValue)\" is not written", at: state.jsonPath(of: node.key)))
                 }
             }
             if let conversion {
                 try conversion.export(node, to: &self)
             } else if node.role.isElement {
-                losses.append(MarkupLoss("a \"\(node.type.rawValue)\" node has no HTML conversion; its content is written as text", at: path))
+                losses.append(MarkupLoss("a \"\(node.type.rawValue)\" node has no HTML conversion; its content is written as text", at: state.jsonPath(of: node.key)))
                 openElement(node.role.isInline ? "span" : "div", for: node)
                 try writeChildren(of: node)
                 closeElement()
@@ -206,14 +204,9 @@ public struct HTMLWriter {
     /// twice: a browser ignores a block's final `br`.
     public mutating func writeChildren(of node: Node) throws(MarkupError) {
         var current = node.firstChild.flatMap { state[$0] }
-        let parentPath = path
-        defer { path = parentPath }
-        var index = 0
         while let child = current {
             let next = child.nextSibling.flatMap { state[$0] }
             let isLineEnd = next.map { $0.role == .lineBreak || !$0.role.isInline } ?? true
-            path = "\(parentPath).children[\(index)]"
-            index += 1
             try write(child, isLineEnd: isLineEnd)
             if child.role == .lineBreak && next == nil && preformatted == 0 { voidElement("br") }
             current = next
