@@ -416,6 +416,9 @@ struct InlineWriter {
     let context: Context
     var lines: [String] = [""]
     var atLineStart = true
+    /// A footnote reference starts this line and the text written next starts with `:`, which
+    /// would make the line a footnote definition (`[^1]:x`): that colon is escaped.
+    var colonWouldDefineFootnote = false
 
     /// The lines `inlines` are written as, and whether a delimiter written among them stands
     /// where cmark-gfm might not read it as written (``needsReadBack``).
@@ -616,6 +619,11 @@ struct InlineWriter {
                 }
                 atLineStart = false
             case .footnoteReference(let label):
+                // `[^ 1]:x` reads as a reference to `1` and `:x`; written as `[^1]:x` at the start
+                // of a line, in any block, it would define that footnote instead.
+                if currentLineIsEmpty, case .text(let text)? = next?.intent, text.hasPrefix(":") {
+                    colonWouldDefineFootnote = true
+                }
                 append("[^" + inCell(label) + "]")
                 atLineStart = false
             case .code(let code):
@@ -948,7 +956,11 @@ struct InlineWriter {
     /// - Complexity: O(n) in the text's UTF-8 length.
     mutating func writeText(_ text: String) {
         var copy = text
-        let (output, lineStart) = copy.withUTF8 { escape($0) }
+        var (output, lineStart) = copy.withUTF8 { escape($0) }
+        if colonWouldDefineFootnote {
+            colonWouldDefineFootnote = false
+            if output.hasPrefix(":") { output = "\\" + output }
+        }
         append(output)
         atLineStart = lineStart
     }

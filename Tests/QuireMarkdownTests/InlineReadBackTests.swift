@@ -173,6 +173,9 @@ import Testing
                       // CI's settings (2026-11-29): a bullet item opening with indented code made of
                       // its own bullet character; on the marker's line it read as a thematic break.
                       "-     \r      -      -\n", "*\n      * *\n",
+                      // A clean build's CI settings (2026-11-29): `[^ 1]:x` is a reference to `1` and
+                      // `:x`; written `[^1]:x` at a line's start, in any block, it defined `1`.
+                      "[^1]: n\n\n[^ 1]:S *b*\n", "[^1]: n\n\nHi\n[^ 1]:x y\n\n- a\n  [^ 1]:y z\n\n> b\n> [^ 1]:z w\n\n- [^ 1]:w x\n",
                       // An autolink in a link: one link node, whose spans nested two.
                       "[<hp:\u{0}>]()", "[a [b](c) d](e) and [![i](s)](u) and [<http://x.y>](z)", "[<tp:>]()o~~www. o~~",
                       // A one-tilde strikethrough after a break in a task item, placed off.
