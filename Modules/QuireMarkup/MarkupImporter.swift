@@ -97,8 +97,9 @@ enum QuoteDefaults {
 private struct Builder {
     var batch: NodeBatch
     let mappings: MarkupMappings
-    /// Per kind of intent, the mapping that took it first (nil: none does).
-    var cache: [IntentKind: (any MarkupNodeMapping)?] = [:]
+    /// Per kind of intent (by its raw value), the mapping that took it first: nil before the
+    /// first lookup, `.some(nil)` when none does. An array: every node's intent is looked up.
+    var cache: [(any MarkupNodeMapping)??] = Array(repeating: nil, count: IntentKind.allCases.count)
     /// Text waiting to be written as one node: (parent, format, text, fields).
     var pending: (parent: NodeKey, format: TextFormat, text: String, spans: JSONValue?)?
 
@@ -130,7 +131,7 @@ private struct Builder {
 
     /// The mapping for `intent`, found once per kind of intent.
     mutating func importing(_ intent: MarkupIntent, context: MarkupImportContext = MarkupImportContext()) -> (type: NodeType, fields: JSONObject)? {
-        let kind = IntentKind(intent)
+        let kind = IntentKind(intent).rawValue
         if let cached = cache[kind] {
             guard let mapping = cached else { return nil }
             if let fields = mapping.importFields(for: intent, context: context) { return (mapping.nodeType, fields) }
@@ -588,7 +589,7 @@ extension InlineIntent {
 }
 
 /// The kinds of intent the importer caches its mapping lookups by.
-enum IntentKind: Hashable {
+enum IntentKind: Int, CaseIterable {
     case paragraph, heading, blockQuote, list, listItem, codeBlock, htmlBlock, thematicBreak, table, tableRow, tableCell, footnoteDefinition
     case text, softBreak, lineBreak, code, html, emphasis, strong, strikethrough, link, image, footnoteReference
 

@@ -73,6 +73,14 @@ public struct NodeBatch: Sendable {
     /// - Complexity: O(t) for the t types the batch has met (a handful), O(1) for a repeat.
     private mutating func tableIndex(for type: NodeType) throws(ModelError) -> Int {
         if lastTable < tables.count && tables[lastTable].type == type { return lastTable }
+        // Type names are short (stored in the string itself) or shared by a plugin's constant,
+        // so the table of a type met before almost always holds the very same bits: comparing
+        // those first skips the standard library's comparison call for each table it is not.
+        let bits = unsafeBitCast(type.rawValue, to: (UInt64, UInt64).self)
+        for index in tables.indices where unsafeBitCast(tables[index].type.rawValue, to: (UInt64, UInt64).self) == bits {
+            lastTable = index
+            return index
+        }
         for index in tables.indices where tables[index].type == type {
             lastTable = index
             return index
@@ -101,10 +109,11 @@ public struct NodeBatch: Sendable {
     @discardableResult
     public mutating func create(type: NodeType, text: String = "", fields: JSONObject = JSONObject()) throws(ModelError) -> NodeKey {
         let tableIndex = try tableIndex(for: type)
-        let table = tables[tableIndex]
-        try table.checkCreating(text: text)
-        let allFields = try table.fields(overlaidBy: fields)
-        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: allFields),
+        // The table is read in place: a copy would retain its plugin, specs and defaults.
+        try tables[tableIndex].checkCreating(text: text)
+        let allFields = try tables[tableIndex].fields(overlaidBy: fields)
+        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: tables[tableIndex].role, isUnknown: false, text: text,
+                            fields: allFields),
                        tableIndex: tableIndex)
     }
 
@@ -118,10 +127,10 @@ public struct NodeBatch: Sendable {
     @discardableResult
     public mutating func createVerbatim(type: NodeType, text: String = "", fields: JSONObject) throws(ModelError) -> NodeKey {
         let tableIndex = try tableIndex(for: type)
-        let table = tables[tableIndex]
-        try table.checkCreating(text: text)
-        try table.check(fields)
-        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: table.role, isUnknown: false, text: text, fields: fields),
+        try tables[tableIndex].checkCreating(text: text)
+        try tables[tableIndex].check(fields)
+        return try add(Node(key: NodeKey(firstKey + nodes.count), type: type, role: tables[tableIndex].role, isUnknown: false, text: text,
+                            fields: fields),
                        tableIndex: tableIndex)
     }
 
@@ -136,11 +145,12 @@ public struct NodeBatch: Sendable {
         return key
     }
 
-    private mutating func add(_ node: Node, tableIndex: Int) throws(ModelError) -> NodeKey {
+    private mutating func add(_ node: consuming Node, tableIndex: Int) throws(ModelError) -> NodeKey {
         do { try tables[tableIndex].plugin.validate(node) } catch { throw .invalidNode(type: node.type, reason: error) }
+        let key = node.key
         nodes.append(node)
         tableOfNode.append(Int32(tableIndex))
-        return node.key
+        return key
     }
 
     // MARK: Linking

@@ -55,7 +55,10 @@ public struct NodeRegistry: Sendable {
 }
 
 /// A registered type's plugin with the properties the bulk paths read per node, read once.
-struct TypeTable: Sendable {
+///
+/// A class: the bulk paths read a table per node, and a reference is one retain where a copy of
+/// the struct retained each of its members.
+final class TypeTable: Sendable {
     let type: NodeType
     let plugin: any NodePlugin
     let role: NodeRole
@@ -78,10 +81,13 @@ struct TypeTable: Sendable {
     }
 
     /// Refuses a field of `given` whose value its spec does not accept.
+    ///
+    /// - Complexity: O(s · g) for s specs and g fields given (a handful each), O(g) past
+    ///   ``FieldTable/scanLimit`` specs.
     func check(_ given: JSONObject) throws(ModelError) {
-        for (name, value) in given {
-            if let spec = fields.specs[name], !spec.type.accepts(value) {
-                throw .fieldTypeMismatch(type: type, field: name, expected: spec.type, found: value)
+        for member in given.members {
+            if let spec = fields.spec(named: member.key), !spec.type.accepts(member.value) {
+                throw .fieldTypeMismatch(type: type, field: member.key, expected: spec.type, found: member.value)
             }
         }
     }
@@ -91,9 +97,25 @@ struct TypeTable: Sendable {
     /// - Complexity: O(d · g) for d defaults and g fields given (a handful each).
     func fields(overlaidBy given: JSONObject) throws(ModelError) -> JSONObject {
         try check(given)
-        var all = fields.defaults
-        for (name, value) in given { all[name] = value }
-        return all
+        // No fields given: the defaults' storage is shared, not copied.
+        guard given.count > 0 else { return fields.defaults }
+        // One allocation with room for the given fields the defaults lack; overlaying a copy of
+        // the defaults copied them on the first write and again when a member was appended.
+        let defaults = fields.defaults.members
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(defaults.count + given.count)
+        // Appended one by one: copying the shared array into new room goes through the generic
+        // value witnesses of its tuples, several times slower.
+        for index in defaults.indices { members.append(defaults[index]) }
+        for member in given.members {
+            let length = member.key.utf8.count
+            if let index = members.firstIndex(where: { $0.key.utf8.count == length && $0.key == member.key }) {
+                members[index].value = member.value
+            } else {
+                members.append(member)
+            }
+        }
+        return JSONObject(uniqueMembers: members)
     }
 }
 
@@ -101,11 +123,36 @@ struct TypeTable: Sendable {
 struct FieldTable: Sendable {
     let specs: [String: FieldSpec]
     let defaults: JSONObject
+    /// The specs in declaration order, each name's first (as in `specs`), their names and
+    /// their names' UTF-8 byte counts, apart: a scan reads the counts and names in place.
+    private let ordered: [FieldSpec]
+    private let names: [String]
+    private let nameLengths: [Int]
+
+    /// Past this many specs, ``spec(named:)`` hashes the name instead of scanning.
+    static let scanLimit = 16
 
     init(_ plugin: any NodePlugin) {
         let fields = plugin.fields
         specs = Dictionary(fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         defaults = EditorState.defaultFields(plugin, fields: fields)
+        var seen = Set<String>()
+        ordered = fields.filter { seen.insert($0.name).inserted }
+        names = ordered.map(\.name)
+        nameLengths = names.map(\.utf8.count)
+    }
+
+    /// The spec of field `name`, or nil when the type declares none.
+    ///
+    /// Creating and importing nodes looks up every field given: a type has a handful, where a
+    /// scan comparing byte counts first costs less than hashing the name.
+    ///
+    /// - Complexity: O(s) for s specs up to ``scanLimit``, O(1) on average past it.
+    func spec(named name: String) -> FieldSpec? {
+        guard ordered.count <= Self.scanLimit else { return specs[name] }
+        let length = name.utf8.count
+        for index in nameLengths.indices where nameLengths[index] == length && names[index] == name { return ordered[index] }
+        return nil
     }
 }
 

@@ -339,6 +339,15 @@ struct CmarkConverter {
     }
 
     mutating func appendInlines(of node: CmarkNode, depth: Int, to result: inout [MarkupInline]) {
+        // Room for the children at once: counting them is a walk of pointers, growing the array
+        // as they come copied its inlines at every doubling.
+        var count = 0
+        var sibling = cmark_node_first_child(node)
+        while let current = sibling {
+            count += 1
+            sibling = cmark_node_next(current)
+        }
+        result.reserveCapacity(result.count + count)
         var child = cmark_node_first_child(node)
         while let current = child {
             if depth >= maxDepth {
