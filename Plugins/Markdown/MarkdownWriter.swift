@@ -1029,6 +1029,12 @@ struct InlineWriter {
     /// `&` that could start a reference is written as `&amp;`.
     static func destination(_ url: String) -> String {
         if url.isEmpty { return "" }
+        // Every byte that needs care is ASCII: a URL without any is written as it is, without
+        // the passes over its Characters below (most links).
+        if !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "(")
+                                       || $0 == UInt8(ascii: ")") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "&") }) {
+            return url
+        }
         let needsAngle = url.contains { $0 == " " || $0 == "<" || $0 == ">" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }
         var depth = 0
         var balanced = true
@@ -1055,6 +1061,10 @@ struct InlineWriter {
 
     static func title(_ title: String?) -> String {
         guard let title else { return "" }
+        // As for destinations: a title without any byte that needs care is written as it is.
+        if !title.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "&") || $0 == 0x0A || $0 == 0x0D }) {
+            return " \"" + title + "\""
+        }
         var output = " \""
         let characters = Array(title)
         for (offset, character) in characters.enumerated() {
