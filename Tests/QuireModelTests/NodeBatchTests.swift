@@ -115,4 +115,47 @@ import Testing
         #expect(state.hasSameNodes(as: stale))
         #expect(before.hasSameNodes(as: EditorState(paragraphs: ["a"])))
     }
+
+    /// A block with `count` numbered fields ("f0", "f1", …), each an integer defaulting to its
+    /// number.
+    struct WideBlockPlugin: NodePlugin {
+        let count: Int
+        var type: NodeType { "wide" }
+        var role: NodeRole { .element(inline: false) }
+        var fields: [FieldSpec] {
+            (0..<count).map { FieldSpec("f\($0)", .integer, default: .number(.integer($0))) }
+        }
+    }
+
+    /// Fields given at creation are checked against their specs and overlaid on the defaults,
+    /// whether the type's specs are scanned (a few) or hashed (many): a wrong type is refused
+    /// wherever the field is declared, a field the type does not declare is kept, and a node
+    /// given no fields has exactly the defaults.
+    @Test(arguments: [3, 40])
+    func fieldsAreCheckedAndOverlaidWhateverTheirNumber(count: Int) throws {
+        var registry = NodeRegistry()
+        try registry.register(WideBlockPlugin(count: count))
+        let state = EditorState(registry: registry)
+        var batch = state.makeBatch()
+        let last = "f\(count - 1)"
+        for name in ["f0", last] {
+            #expect(throws: ModelError.fieldTypeMismatch(type: "wide", field: name, expected: .integer, found: "no")) {
+                try batch.create(type: "wide", fields: [name: "no"])
+            }
+            #expect(throws: ModelError.fieldTypeMismatch(type: "wide", field: name, expected: .integer, found: "no")) {
+                try batch.createVerbatim(type: "wide", fields: [name: "no"])
+            }
+        }
+        #expect(batch.count == 0)
+        let plainKey = try batch.create(type: "wide")
+        let plain = try #require(batch[plainKey])
+        #expect(plain.fields.count == count + 1 && plain.fields["f0"] == 0 && plain.fields[last] == .number(.integer(count - 1)))
+        #expect(plain.fields["version"] == 1)
+        let givenKey = try batch.create(type: "wide", fields: [last: 7, "extra": "kept", "f0": 5])
+        let given = try #require(batch[givenKey])
+        #expect(given.fields.count == count + 2)
+        #expect(given.fields["f0"] == 5 && given.fields[last] == 7 && given.fields["extra"] == "kept")
+        #expect(Array(given.fields.keys.prefix(count)) == (0..<count).map { "f\($0)" })
+        #expect(given.fields.keys.last == "extra")
+    }
 }
