@@ -78,6 +78,15 @@ public struct LoroJSONOp: Sendable, Hashable {
         default: length = 1
         }
     }
+
+    /// An operation whose length its decoder already knows (the scalars of a text it checked):
+    /// the content is taken, not copied, and not walked again.
+    init(container: ContainerID, counter: OpCounter, content: consuming LoroJSONOpContent, length: Int) {
+        self.container = container
+        self.counter = counter
+        self.content = content
+        self.length = length
+    }
 }
 
 /// The content of a Loro JSON operation. Positions count Unicode scalars plus, in a text, every
