@@ -152,14 +152,22 @@ extension FugueSequence {
     /// - Complexity: O(log n + k · (L + log n)) for k runs touched, leaf capacity L.
     func deleteVisible(from pos: Int, count: Int) -> [DelSpan] {
         var remaining = Int32(count)
+        // Most deletes remove one run of IDs: it is kept aside and its array made at its size
+        // in the end (growing an empty array costs twice as much); `spans` holds two or more.
+        var single: DelSpan?
         var spans: [DelSpan] = []
         var next = locateAt(pos, unit: .unicodeScalar)
         while remaining > 0, let cur = next {
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
             let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
-            if let last = spans.last, last.peer == id.peer, last.start + last.length == id.counter {
-                spans[spans.count - 1].length += take
+            if let last = spans.last ?? single, last.peer == id.peer, last.start + last.length == id.counter {
+                if spans.isEmpty { single!.length += take } else { spans[spans.count - 1].length += take }
+            } else if let first = single {
+                spans = [first, DelSpan(peer: id.peer, start: id.counter, length: take)]
+                single = nil
+            } else if spans.isEmpty {
+                single = DelSpan(peer: id.peer, start: id.counter, length: take)
             } else {
                 spans.append(DelSpan(peer: id.peer, start: id.counter, length: take))
             }
@@ -187,6 +195,7 @@ extension FugueSequence {
             // Past many tombstones the tree's counts find the next atom faster.
             if next == nil { next = locateAt(pos, unit: .unicodeScalar) }
         }
+        if let single { return [single] }
         return spans
     }
 }

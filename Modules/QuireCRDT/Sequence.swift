@@ -396,14 +396,17 @@ final class FugueSequence {
         var node = root
         var p = pos
         while !node.isLeaf {
-            var found: SeqNode?
-            for child in node.children {
-                let m = child.summary.measure(unit)
-                if p < m || (endInclusive && p == m) { found = child; break }
-                p -= m
+            // Children are read in place: iterating the array would retain each one it passes.
+            let found: Int? = node.children.withUnsafeBufferPointer { children in
+                for i in children.indices {
+                    let m = children[i].summary.measure(unit)
+                    if p < m || (endInclusive && p == m) { return i }
+                    p -= m
+                }
+                return nil
             }
-            guard let next = found else { return nil }
-            node = next
+            guard let i = found else { return nil }
+            node = node.children[i]
         }
         return (node, p)
     }
@@ -650,7 +653,7 @@ final class FugueSequence {
         var text = text
         return text.withUTF8 { bytes in
             var n = 0
-            for b in bytes where b & 0xC0 != 0x80 { n += 1 }
+            if bytes.isASCII { n = bytes.count } else { for b in bytes where b & 0xC0 != 0x80 { n += 1 } }
             var astral = 0
             // Decoded into a temporary buffer and appended in one copy: appending element by
             // element (or from a lazy map) re-checks the arena's capacity at every scalar.
@@ -695,10 +698,15 @@ final class FugueSequence {
     /// - Complexity: O(L + log n).
     func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
         typing = nil
-        if at > 0, canMerge(leaf.elems[at - 1], e) {
-            leaf.elems[at - 1].length += e.length
-            leaf.elems[at - 1].utf16 += e.utf16
-            leaf.elems[at - 1].utf8 += e.utf8
+        // Merged in place: element by element, `leaf.elems` would be retained at every access.
+        let merged = at > 0 && leaf.elems.withUnsafeMutableBufferPointer { elems in
+            guard canMerge(elems[at - 1], e) else { return false }
+            elems[at - 1].length += e.length
+            elems[at - 1].utf16 += e.utf16
+            elems[at - 1].utf8 += e.utf8
+            return true
+        }
+        if merged {
             propagate(leaf, add: e.summary, subtract: SeqSummary())
             assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaf)
             return
@@ -730,27 +738,37 @@ final class FugueSequence {
     @discardableResult
     func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) -> Int {
         typing = nil
-        var e = leaf.elems[index]
-        let before = e.summary
-        e.deleted = true
-        leaf.elems[index] = e
-        propagate(leaf, add: e.summary, subtract: before)
         _ = count
-        // Merge with deleted neighbours for run-length compactness.
-        if index + 1 < leaf.elems.count, canMerge(e, leaf.elems[index + 1]) {
-            let r = leaf.elems.remove(at: index + 1)
-            leaf.elems[index].length += r.length
-            leaf.elems[index].utf16 += r.utf16
-            leaf.elems[index].utf8 += r.utf8
+        // Worked on in place: each `leaf.elems[i]` read or write would retain and release the
+        // array, a dozen atomic operations per delete.
+        var mergesNext = false, mergesPrevious = false
+        let (after, before) = leaf.elems.withUnsafeMutableBufferPointer { elems in
+            let before = elems[index].summary
+            elems[index].deleted = true
+            let after = elems[index].summary
+            // Merge with deleted neighbours for run-length compactness.
+            if index + 1 < elems.count, canMerge(elems[index], elems[index + 1]) {
+                elems[index].length += elems[index + 1].length
+                elems[index].utf16 += elems[index + 1].utf16
+                elems[index].utf8 += elems[index + 1].utf8
+                mergesNext = true
+            }
+            if index > 0, canMerge(elems[index - 1], elems[index]) {
+                elems[index - 1].length += elems[index].length
+                elems[index - 1].utf16 += elems[index].utf16
+                elems[index - 1].utf8 += elems[index].utf8
+                mergesPrevious = true
+            }
+            return (after, before)
         }
-        if index > 0, canMerge(leaf.elems[index - 1], leaf.elems[index]) {
-            let r = leaf.elems.remove(at: index)
-            leaf.elems[index - 1].length += r.length
-            leaf.elems[index - 1].utf16 += r.utf16
-            leaf.elems[index - 1].utf8 += r.utf8
-            return index - 1
+        propagate(leaf, add: after, subtract: before)
+        switch (mergesPrevious, mergesNext) {
+        case (true, true): leaf.elems.removeSubrange(index...(index + 1))
+        case (true, false): leaf.elems.remove(at: index)
+        case (false, true): leaf.elems.remove(at: index + 1)
+        case (false, false): break
         }
-        return index
+        return mergesPrevious ? index - 1 : index
     }
 
     /// All elements in document order.
