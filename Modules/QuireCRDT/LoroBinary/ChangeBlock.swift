@@ -460,9 +460,11 @@ enum ChangeBlock {
         for row in 0..<opCount {
             let at = values.offset
             guard changeIndex < n else { throw CRDTError.malformedBytes(offset: at, reason: "op \(row) is beyond the block's \(counterLen) atoms") }
-            guard let container = cids[safe: Int(containerColumn[row])] else {
+            let containerIndex = Int(containerColumn[row])
+            guard containerIndex >= 0, containerIndex < cids.count else {
                 throw CRDTError.malformedBytes(offset: opCols[0].offset, reason: "op \(row): container index \(containerColumn[row]) out of range")
             }
+            let container = cids[containerIndex]
             let prop = Int(propColumn[row])
             let rawKind = UInt8(kindColumn[row]) & 0x7F
             guard let kind = LoroValueKind(rawValue: rawKind) else {
@@ -536,12 +538,11 @@ enum ChangeBlock {
             default:
                 throw bad("value kind \(kind) is not an operation of a \(container.type) container")
             }
-            let op = LoroJSONOp(container: container, counter: counter, content: content, length: length)
-            guard lenColumn[row] == Int64(op.length), op.length > 0 else {
-                throw bad("the length column says \(lenColumn[row]) atoms, the operation has \(op.length)")
+            guard lenColumn[row] == Int64(length), length > 0 else {
+                throw bad("the length column says \(lenColumn[row]) atoms, the operation has \(length)")
             }
-            ops.append(op)
-            counter += OpCounter(op.length)
+            ops.append(LoroJSONOp(container: container, counter: counter, content: content, length: length))
+            counter += OpCounter(length)
             guard counter <= changeEnd else { throw bad("the operation crosses the end \(changeEnd) of its change") }
             if counter == changeEnd {
                 let deps: [OpID] = depOnSelf[changeIndex] ? [OpID(peer: peer, counter: changeStart - 1)] : []
