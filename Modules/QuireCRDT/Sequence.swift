@@ -82,7 +82,13 @@ struct SeqSummary {
 
 /// A B-tree node; leaves hold runs, inner nodes hold children. Leaves are doubly linked.
 final class SeqNode {
-    unowned(unsafe) var parent: SeqNode?
+    /// The parent, unretained (the tree owns its nodes): summaries are added up the path at
+    /// every insert and delete, where a strong reference cost a retain and release per level.
+    @exclusivity(unchecked) var parentRef: Unmanaged<SeqNode>?
+    var parent: SeqNode? {
+        get { parentRef?.takeUnretainedValue() }
+        set { parentRef = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     unowned(unsafe) var next: SeqNode?
     unowned(unsafe) var prev: SeqNode?
     @exclusivity(unchecked) var summary = SeqSummary()
@@ -456,11 +462,15 @@ final class FugueSequence {
     @inline(__always) func propagate(_ node: SeqNode, add: SeqSummary, subtract: SeqSummary) {
         // Walked without retaining each ancestor (an atomic increment and decrement per level,
         // on every insert and delete): the tree owns them for the whole walk.
-        unowned(unsafe) var n: SeqNode? = node
-        while let x = n {
-            x.summary += add
-            x.summary -= subtract
-            n = x.parent
+        var n = Unmanaged.passUnretained(node)
+        while true {
+            let up = n._withUnsafeGuaranteedRef { x in
+                x.summary += add
+                x.summary -= subtract
+                return x.parentRef
+            }
+            guard let next = up else { break }
+            n = next
         }
         if !marks.isEmpty { node.invalidateMarkEdges() }
     }
