@@ -443,17 +443,17 @@ final class FugueSequence {
     func locateAt(_ pos: Int, unit: TextUnit) -> SeqCursor? {
         guard pos >= 0, pos < root.summary.measure(unit), let (node, rest) = descend(to: pos, unit: unit, endInclusive: false) else { return nil }
         var p = rest
-        for i in node.elems.indices {
-            let e = node.elems[i]
-            if !e.visible { continue }
-            let m = e.summary.measure(unit)
-            if p < m {
-                guard let off = atomOffset(e, units: p, unit: unit) else { return nil }
-                return SeqCursor(leaf: node, index: i, offset: off)
+        // Scanned in place: reading `node.elems[i]` retained the array and copied each element.
+        let found: Int? = node.elems.withUnsafeBufferPointer { elems in
+            for i in elems.indices where elems[i].visible {
+                let m = unit == .unicodeScalar ? Int(elems[i].length) : elems[i].summary.measure(unit)
+                if p < m { return i }
+                p -= m
             }
-            p -= m
+            return nil
         }
-        return nil
+        guard let i = found, let off = atomOffset(node.elems[i], units: p, unit: unit) else { return nil }
+        return SeqCursor(leaf: node, index: i, offset: off)
     }
 
     // MARK: structural edits
