@@ -110,19 +110,25 @@ struct ByteReader {
         OpCounter(try int(max: Int(Int32.max), what))
     }
 
-    mutating func zigzag() throws(CRDTError) -> Int64 {
+    @inline(__always) mutating func zigzag() throws(CRDTError) -> Int64 {
         let u = try uvarint()
         return Int64(bitPattern: (u >> 1)) ^ -Int64(bitPattern: u & 1)
     }
 
     mutating func string() throws(CRDTError) -> String {
+        try stringAndScalarCount().string
+    }
+
+    /// A length-prefixed UTF-8 string and the number of its scalars, counted while it is checked
+    /// (a text insert's length, which would otherwise take another pass over the text).
+    mutating func stringAndScalarCount() throws(CRDTError) -> (string: String, scalars: Int) {
         let n = try count("string length")
         let start = offset
         offset += n
-        guard let s = String(checkingUTF8: bytes, start..<start + n) else {
+        guard let checked = String.checkingUTF8(bytes, start..<start + n) else {
             throw CRDTError.malformedBytes(offset: start, reason: "invalid UTF-8")
         }
-        return s
+        return checked
     }
 
     /// A length-prefixed UTF-8 string decoded straight into scalars (validated, one pass).
@@ -134,7 +140,7 @@ struct ByteReader {
         // below costs several times as much per byte.
         let ascii: [Unicode.Scalar]? = bytes.withUnsafeBufferPointer { whole in
             let part = UnsafeBufferPointer(rebasing: whole[start..<start + n])
-            for b in part where b >= 0x80 { return nil }
+            guard part.isASCII else { return nil }
             return [Unicode.Scalar](unsafeUninitializedCapacity: n) { out, initialized in
                 for i in 0..<n { out.initializeElement(at: i, to: Unicode.Scalar(part[i])) }
                 initialized = n
@@ -259,52 +265,63 @@ enum LZ {
     /// Decompresses exactly `count` bytes; malformed input throws (offsets are into `src`).
     /// - Complexity: O(count).
     static func decompress(_ src: ArraySlice<UInt8>, count: Int) throws(CRDTError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var ip = src.startIndex
-        let end = src.endIndex
-        var op = 0
-        func fail(_ why: String) -> CRDTError { .malformedBytes(offset: ip, reason: "compressed body: \(why)") }
-        /// A 4-bit length; 15 continues in bytes of 255 until a smaller byte.
-        func extendedLength(_ nibble: UInt8, _ what: String) throws(CRDTError) -> Int {
-            var n = Int(nibble)
-            guard n == 15 else { return n }
-            while true {
-                guard ip < end else { throw fail("truncated \(what) length") }
-                let b = src[ip]
-                ip += 1
-                n += Int(b)
-                if b != 255 { return n }
-            }
-        }
-        while ip < end {
-            let token = src[ip]
-            ip += 1
-            let literals = try extendedLength(token >> 4, "literal")
-            guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
-            if literals > 0 {
-                let from = ip - src.startIndex
-                out.withUnsafeMutableBufferPointer { o in
-                    src.withUnsafeBufferPointer { s in
-                        o.baseAddress!.advanced(by: op).update(from: s.baseAddress!.advanced(by: from), count: literals)
-                    }
+        let base = src.startIndex
+        // Decoded through raw buffers in one pass: a buffer access per literal run or match (and
+        // a byte-by-byte match copy) cost as much as the rest of the decoder.
+        let result: Result<[UInt8], CRDTError> = src.withUnsafeBufferPointer { s in
+            let end = s.count
+            var ip = 0
+            var op = 0
+            func fail(_ why: String) -> CRDTError { .malformedBytes(offset: base + ip, reason: "compressed body: \(why)") }
+            /// A 4-bit length; 15 continues in bytes of 255 until a smaller byte.
+            func extendedLength(_ nibble: UInt8, _ what: String) throws(CRDTError) -> Int {
+                var n = Int(nibble)
+                guard n == 15 else { return n }
+                while true {
+                    guard ip < end else { throw fail("truncated \(what) length") }
+                    let b = s[ip]
+                    ip += 1
+                    n += Int(b)
+                    if b != 255 { return n }
                 }
             }
-            ip += literals
-            op += literals
-            if ip == end { break }
-            guard end - ip >= 2 else { throw fail("truncated offset") }
-            let offset = Int(src[ip]) | Int(src[ip + 1]) << 8
-            ip += 2
-            guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
-            let match = try extendedLength(token & 15, "match") + 4
-            guard match <= count - op else { throw fail("match runs past the declared size") }
-            out.withUnsafeMutableBufferPointer { o in
-                for k in 0..<match { o[op + k] = o[op - offset + k] }
+            var failure: CRDTError?
+            let out = [UInt8](unsafeUninitializedCapacity: count) { o, initialized in
+                func decode() throws(CRDTError) {
+                    while ip < end {
+                        let token = s[ip]
+                        ip += 1
+                        let literals = try extendedLength(token >> 4, "literal")
+                        guard literals <= end - ip, literals <= count - op else { throw fail("literal run too long") }
+                        if literals > 0 {
+                            (o.baseAddress! + op).initialize(from: s.baseAddress! + ip, count: literals)
+                        }
+                        ip += literals
+                        op += literals
+                        if ip == end { break }
+                        guard end - ip >= 2 else { throw fail("truncated offset") }
+                        let offset = Int(s[ip]) | Int(s[ip + 1]) << 8
+                        ip += 2
+                        guard offset > 0, offset <= op else { throw fail("offset \(offset) outside the output") }
+                        let match = try extendedLength(token & 15, "match") + 4
+                        guard match <= count - op else { throw fail("match runs past the declared size") }
+                        if offset >= match {
+                            (o.baseAddress! + op).initialize(from: o.baseAddress! + op - offset, count: match)
+                        } else {
+                            // Overlapping: the match repeats the last `offset` bytes, byte by byte.
+                            for k in 0..<match { (o.baseAddress! + op + k).initialize(to: o[op - offset + k]) }
+                        }
+                        op += match
+                    }
+                    guard op == count else { throw fail("decoded \(op) bytes, expected \(count)") }
+                }
+                do throws(CRDTError) { try decode() } catch { failure = error }
+                initialized = op
             }
-            op += match
+            if let failure { return .failure(failure) }
+            return .success(out)
         }
-        guard op == count else { throw fail("decoded \(op) bytes, expected \(count)") }
-        return out
+        return try result.get()
     }
 }
 
@@ -318,15 +335,42 @@ extension String {
     /// bytes (compared only when some byte is not ASCII).
     /// - Complexity: O(range.count).
     init?(checkingUTF8 bytes: [UInt8], _ range: Range<Int>) {
-        let decoded: String? = bytes.withUnsafeBufferPointer { whole in
+        guard let checked = String.checkingUTF8(bytes, range) else { return nil }
+        self = checked.string
+    }
+
+    /// As ``init(checkingUTF8:_:)``, with the number of scalars of the text (its bytes that do
+    /// not continue a scalar; all of them for ASCII).
+    /// - Complexity: O(range.count).
+    static func checkingUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> (string: String, scalars: Int)? {
+        bytes.withUnsafeBufferPointer { whole in
             let part = UnsafeBufferPointer(rebasing: whole[range])
             var s = String(decoding: part, as: UTF8.self)
-            var ascii = true
-            for b in part where b >= 0x80 { ascii = false; break }
-            if ascii { return s }
-            return s.withUTF8 { $0.elementsEqual(part) } ? s : nil
+            if part.isASCII { return (s, part.count) }
+            guard s.withUTF8({ $0.elementsEqual(part) }) else { return nil }
+            var scalars = 0
+            for b in part where b & 0xC0 != 0x80 { scalars += 1 }
+            return (s, scalars)
         }
-        guard let decoded else { return nil }
-        self = decoded
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether every byte is ASCII, tested eight bytes at a time (texts are checked and counted
+    /// at every insert the binary formats decode).
+    /// - Complexity: O(count).
+    var isASCII: Bool {
+        guard let base = baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while i + 8 <= count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            if base[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 }

@@ -19,17 +19,17 @@ extension DocStorage {
         }
         // Consecutive operations mostly share their container: look its marks up once. The ops
         // are read in place (copying each one out would retain its text and container).
-        var unmarked: ContainerID?
+        var unmarked = -1
         return change.ops.withUnsafeBufferPointer { ops in
             for i in ops.indices {
                 let type = ops[i].container.type
                 switch ops[i].content {
                 case .insertText, .delete, .insertValues:
                     guard type == .text || type == .list else { return false }
-                    if ops[i].container != unmarked {
-                        let c = ops[i].container
-                        if let seq = sequences[c], !seq.marks.isEmpty { return false }
-                        unmarked = c
+                    // Compared in place with the last op checked (no container copied out).
+                    if unmarked < 0 || ops[i].container != ops[unmarked].container {
+                        if let seq = sequences[ops[i].container], !seq.marks.isEmpty { return false }
+                        unmarked = i
                     }
                 case .mark, .markEnd, .move, .setValue:
                     return false
@@ -54,40 +54,51 @@ extension DocStorage {
         let peer = change.id.peer
         var ops: [Op] = []
         ops.reserveCapacity(change.ops.count)
-        for (j, op) in change.ops.enumerated() {
-            let c = op.container
-            let lamport = change.lamport + Lamport(op.counter - change.id.counter)
+        // Each op is read in place (copying it out would retain and release its container and
+        // content), and its sequence looked up only when the container changes.
+        var seqOf: (op: Int, seq: FugueSequence)?
+        for j in change.ops.indices {
+            let c = change.ops[j].container
+            let opCounter = change.ops[j].counter
+            let lamport = change.lamport + Lamport(opCounter - change.id.counter)
+            /// The sequence of the op's container.
+            func opSequence() -> FugueSequence {
+                if let cached = seqOf, change.ops[cached.op].container == change.ops[j].container { seqOf = (j, cached.seq); return cached.seq }
+                let seq = sequence(c)
+                seqOf = (j, seq)
+                return seq
+            }
             // Only errors need the path: building it for every operation cost as much as a delete.
             var path: String { "\(source).ops[\(j)]" }
             func beyond(_ what: String, _ length: Int) -> LoroJSONError {
                 .invalidOperation(path: path, reason: "\(what) is beyond the length \(length) at this change's version")
             }
-            switch op.content {
+            switch change.ops[j].content {
             case let .insertText(pos, text):
-                let seq = sequence(c)
+                let seq = opSequence()
                 guard pos <= seq.summary.count else { throw beyond("insert position \(pos)", seq.summary.count) }
                 let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
                 if seq.scalars.isEmpty, let n = capacity[c] { seq.scalars.reserveCapacity(n) }
                 let start = Int32(seq.scalars.count)
                 let (n, u16, u8) = seq.appendScalars(of: text)
-                applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
+                applyInsert(c, seq, Elem(peer: peer, counter: opCounter, lamport: lamport, length: n, originLeft: left, originRight: right,
                                          content: start, utf16: u16, utf8: u8, kind: .text, deleted: false), slot: (leaf, index))
-                ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))
+                ops.append(Op(container: c, counter: opCounter, content: .insert(left: left, right: right, content: start, count: n)))
             case let .insertValues(pos, values):
                 for (k, v) in values.enumerated() {
-                    try LoroJSONImporter.checkCreatedContainer(v, expected: OpID(peer: peer, counter: op.counter + OpCounter(k)), path: "\(path).content.value[\(k)]")
+                    try LoroJSONImporter.checkCreatedContainer(v, expected: OpID(peer: peer, counter: opCounter + OpCounter(k)), path: "\(path).content.value[\(k)]")
                 }
-                let seq = sequence(c)
+                let seq = opSequence()
                 guard pos <= seq.summary.count else { throw beyond("insert position \(pos)", seq.summary.count) }
                 let (left, right, leaf, index) = insertionPoint(seq, c, at: pos)
                 let start = Int32(seq.values.count)
                 seq.values.append(contentsOf: values)
                 let n = Int32(values.count)
-                applyInsert(c, seq, Elem(peer: peer, counter: op.counter, lamport: lamport, length: n, originLeft: left, originRight: right,
+                applyInsert(c, seq, Elem(peer: peer, counter: opCounter, lamport: lamport, length: n, originLeft: left, originRight: right,
                                          content: start, utf16: n, utf8: n, kind: .value, deleted: false), slot: (leaf, index))
-                ops.append(Op(container: c, counter: op.counter, content: .insert(left: left, right: right, content: start, count: n)))
+                ops.append(Op(container: c, counter: opCounter, content: .insert(left: left, right: right, content: start, count: n)))
             case let .delete(pos, len, _):
-                let seq = sequence(c)
+                let seq = opSequence()
                 let n = Int(len.magnitude)
                 let first = len > 0 ? pos : pos - n + 1
                 guard first >= 0, first + n <= seq.summary.count else { throw beyond("delete of \(n) at \(first)", seq.summary.count) }
@@ -101,17 +112,17 @@ extension DocStorage {
                         spans[i] = DelSpan(peer: spans[i].peer, start: spans[i].start + spans[i].length - 1, length: -spans[i].length)
                     }
                 }
-                ops.append(Op(container: c, counter: op.counter, content: .delete(spans)))
+                ops.append(Op(container: c, counter: opCounter, content: .delete(spans)))
             case let .mapInsert(key, value):
-                try LoroJSONImporter.checkCreatedContainer(value, expected: OpID(peer: peer, counter: op.counter), path: "\(path).content.value")
-                applyMapSet(c, key: key, value: value, lamport: lamport, peer: peer, counter: op.counter)
-                ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: value)))
+                try LoroJSONImporter.checkCreatedContainer(value, expected: OpID(peer: peer, counter: opCounter), path: "\(path).content.value")
+                applyMapSet(c, key: key, value: value, lamport: lamport, peer: peer, counter: opCounter)
+                ops.append(Op(container: c, counter: opCounter, content: .mapSet(key: key, value: value)))
             case let .mapDelete(key):
-                applyMapSet(c, key: key, value: nil, lamport: lamport, peer: peer, counter: op.counter)
-                ops.append(Op(container: c, counter: op.counter, content: .mapSet(key: key, value: nil)))
+                applyMapSet(c, key: key, value: nil, lamport: lamport, peer: peer, counter: opCounter)
+                ops.append(Op(container: c, counter: opCounter, content: .mapSet(key: key, value: nil)))
             case let .treeCreate(node, parent, index), let .treeMove(node, parent, index):
-                let isCreate = if case .treeCreate = op.content { true } else { false }
-                let opID = OpID(peer: peer, counter: op.counter)
+                let isCreate = if case .treeCreate = change.ops[j].content { true } else { false }
+                let opID = OpID(peer: peer, counter: opCounter)
                 guard isCreate ? node == opID : trees[c]?.nodes[node] != nil else {
                     throw .invalidOperation(path: "\(path).content.target", reason: isCreate ? "a created node must have the op's ID \(opID), got \(node)" : "no such tree node \(node)")
                 }
@@ -119,15 +130,15 @@ extension DocStorage {
                     throw .invalidOperation(path: "\(path).content.parent", reason: "no such parent node \(parent)")
                 }
                 let target: TreeParent = parent.map { .node($0) } ?? .root
-                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: op.counter, target: node, parent: target, position: index))
-                ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: target, position: index)))
+                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: opCounter, target: node, parent: target, position: index))
+                ops.append(Op(container: c, counter: opCounter, content: .tree(target: node, parent: target, position: index)))
             case let .treeDelete(node):
                 guard trees[c]?.nodes[node] != nil else { throw .invalidOperation(path: "\(path).content.target", reason: "no such tree node \(node)") }
-                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: op.counter, target: node, parent: .deleted, position: []))
-                ops.append(Op(container: c, counter: op.counter, content: .tree(target: node, parent: .deleted, position: [])))
+                applyTree(c, TreeOpRecord(lamport: lamport, peer: peer, counter: opCounter, target: node, parent: .deleted, position: []))
+                ops.append(Op(container: c, counter: opCounter, content: .tree(target: node, parent: .deleted, position: [])))
             case let .counter(delta):
                 applyCounter(c, delta)
-                ops.append(Op(container: c, counter: op.counter, content: .counter(delta)))
+                ops.append(Op(container: c, counter: opCounter, content: .counter(delta)))
             case .mark, .markEnd, .move, .setValue:
                 throw .invalidOperation(path: path, reason: "not an operation of a linear change")
             }
@@ -152,14 +163,22 @@ extension FugueSequence {
     /// - Complexity: O(log n + k · (L + log n)) for k runs touched, leaf capacity L.
     func deleteVisible(from pos: Int, count: Int) -> [DelSpan] {
         var remaining = Int32(count)
+        // Most deletes remove one run of IDs: it is kept aside and its array made at its size
+        // in the end (growing an empty array costs twice as much); `spans` holds two or more.
+        var single: DelSpan?
         var spans: [DelSpan] = []
         var next = locateAt(pos, unit: .unicodeScalar)
         while remaining > 0, let cur = next {
             let e = cur.leaf.elems[cur.index]
             let take = min(remaining, e.length - cur.offset)
             let id = OpID(peer: e.peer, counter: e.counter + cur.offset)
-            if let last = spans.last, last.peer == id.peer, last.start + last.length == id.counter {
-                spans[spans.count - 1].length += take
+            if let last = spans.last ?? single, last.peer == id.peer, last.start + last.length == id.counter {
+                if spans.isEmpty { single!.length += take } else { spans[spans.count - 1].length += take }
+            } else if let first = single {
+                spans = [first, DelSpan(peer: id.peer, start: id.counter, length: take)]
+                single = nil
+            } else if spans.isEmpty {
+                single = DelSpan(peer: id.peer, start: id.counter, length: take)
             } else {
                 spans.append(DelSpan(peer: id.peer, start: id.counter, length: take))
             }
@@ -187,6 +206,7 @@ extension FugueSequence {
             // Past many tombstones the tree's counts find the next atom faster.
             if next == nil { next = locateAt(pos, unit: .unicodeScalar) }
         }
+        if let single { return [single] }
         return spans
     }
 }

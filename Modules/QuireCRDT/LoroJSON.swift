@@ -72,11 +72,21 @@ public struct LoroJSONOp: Sendable, Hashable {
         switch content {
         case .insertText(_, let text):
             // Scalars are the UTF-8 bytes that do not continue one (much faster than walking the scalars).
-            length = text.utf8.withContiguousStorageIfAvailable { $0.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) } } ?? text.unicodeScalars.count
+            length = text.utf8.withContiguousStorageIfAvailable { $0.isASCII ? $0.count : $0.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) } }
+                ?? text.unicodeScalars.count
         case .insertValues(_, let values): length = values.count
         case .delete(_, let n, _): length = n.magnitude > Int.max ? Int.max : Int(n.magnitude)
         default: length = 1
         }
+    }
+
+    /// An operation whose length its decoder already knows (the scalars of a text it checked):
+    /// the content is taken, not copied, and not walked again.
+    init(container: ContainerID, counter: OpCounter, content: consuming LoroJSONOpContent, length: Int) {
+        self.container = container
+        self.counter = counter
+        self.content = content
+        self.length = length
     }
 }
 

@@ -246,6 +246,22 @@ struct LoroJSONDecoder {
     /// The last container ID read and its raw bytes: consecutive ops usually share their container.
     typealias ContainerCache = (bytes: ArraySlice<UInt8>, id: ContainerID)?
 
+    /// The cached container when its bytes are `bytes[range]`, compared in place (comparing
+    /// the slices went through the generic element-by-element path).
+    /// - Complexity: O(range.count).
+    static func cached(_ cache: ContainerCache, _ bytes: [UInt8], _ range: Range<Int>) -> ContainerID? {
+        guard let cache, cache.bytes.count == range.count else { return nil }
+        // A plain loop: the generic `elementsEqual` costs some thirty instructions a byte.
+        let same = cache.bytes.withUnsafeBufferPointer { a in
+            bytes.withUnsafeBufferPointer { b in
+                var i = 0
+                while i < a.count, a[i] == b[range.lowerBound + i] { i += 1 }
+                return i == a.count
+            }
+        }
+        return same ? cache.id : nil
+    }
+
     static func op(_ r: inout JSONReader, peers: [PeerID]?, cache: inout ContainerCache) throws(LoroJSONError) -> LoroJSONOp {
         var container: ContainerID?
         var counter: OpCounter?
@@ -254,7 +270,7 @@ struct LoroJSONDecoder {
         try r.loroObject { (r, key) throws(LoroJSONError) in
             if r.key(key, is: "container") {
                 if let range = try r.loroUnescapedString() {
-                    if let cached = cache, cached.bytes == r.bytes[range] { container = cached.id; return }
+                    if let id = Self.cached(cache, r.bytes, range) { container = id; return }
                     guard let s = String(validating: r.bytes[range], as: UTF8.self) else { throw .schema(path: ".container", reason: "invalid UTF-8") }
                     do throws(LoroJSONError) { container = try Self.containerID(Substring(s), peers) } catch { throw error.prefixed(".container") }
                     cache = (r.bytes[range], container!)
@@ -311,6 +327,53 @@ struct LoroJSONDecoder {
         var prop: Int64?
     }
 
+    /// The keys an op content may have.
+    private enum ContentKey {
+        case type, pos, len, startID, text, value, key, start, end, styleKey, styleValue, info, target, parent, from, to, prop, valueType, elemID
+        case fractionalIndex
+    }
+
+    /// The content key `key` is, nil for any other: the one name its length and first bytes
+    /// allow, confirmed by one comparison (testing the names in turn cost a dozen per op).
+    /// - Complexity: O(length of the key).
+    private static func contentKey(_ r: JSONReader, _ key: JSONKey) -> ContentKey? {
+        let count: Int, first: UInt8, second: UInt8
+        if let decoded = key.decoded {
+            count = decoded.utf8.count
+            var bytes = decoded.utf8.makeIterator()
+            first = bytes.next() ?? 0
+            second = bytes.next() ?? 0
+        } else {
+            count = key.range.count
+            guard count >= 2 else { return nil }
+            (first, second) = r.bytes.withUnsafeBufferPointer { ($0[key.range.lowerBound], $0[key.range.lowerBound + 1]) }
+        }
+        let candidate: (ContentKey, StaticString)
+        switch (count, first) {
+        case (2, UInt8(ascii: "t")): candidate = (.to, "to")
+        case (3, UInt8(ascii: "p")): candidate = (.pos, "pos")
+        case (3, UInt8(ascii: "l")): candidate = (.len, "len")
+        case (3, UInt8(ascii: "k")): candidate = (.key, "key")
+        case (3, UInt8(ascii: "e")): candidate = (.end, "end")
+        case (4, UInt8(ascii: "t")): candidate = second == UInt8(ascii: "y") ? (.type, "type") : (.text, "text")
+        case (4, UInt8(ascii: "i")): candidate = (.info, "info")
+        case (4, UInt8(ascii: "f")): candidate = (.from, "from")
+        case (4, UInt8(ascii: "p")): candidate = (.prop, "prop")
+        case (5, UInt8(ascii: "v")): candidate = (.value, "value")
+        case (5, UInt8(ascii: "s")): candidate = (.start, "start")
+        case (6, UInt8(ascii: "t")): candidate = (.target, "target")
+        case (6, UInt8(ascii: "p")): candidate = (.parent, "parent")
+        case (7, UInt8(ascii: "e")): candidate = (.elemID, "elem_id")
+        case (8, UInt8(ascii: "s")): candidate = (.startID, "start_id")
+        case (9, UInt8(ascii: "s")): candidate = (.styleKey, "style_key")
+        case (10, UInt8(ascii: "v")): candidate = (.valueType, "value_type")
+        case (11, UInt8(ascii: "s")): candidate = (.styleValue, "style_value")
+        case (16, UInt8(ascii: "f")): candidate = (.fractionalIndex, "fractional_index")
+        default: return nil
+        }
+        return r.key(key, is: candidate.1) ? candidate.0 : nil
+    }
+
     static func content(_ r: inout JSONReader, _ type: ContainerType, _ peers: [PeerID]?) throws(LoroJSONError) -> LoroJSONOpContent {
         var f = ContentFields()
         func integer(_ r: inout JSONReader, _ name: String) throws(LoroJSONError) -> Int64 {
@@ -318,28 +381,29 @@ struct LoroJSONDecoder {
             return Int64(v)
         }
         try r.loroObject { (r, key) throws(LoroJSONError) in
-            if r.key(key, is: "type") { f.type = try r.loroString() }
-            else if r.key(key, is: "pos") { f.pos = try integer(&r, "pos") }
-            else if r.key(key, is: "len") { f.len = try integer(&r, "len") }
-            else if r.key(key, is: "start_id") { do throws(LoroJSONError) { f.startID = try Self.id(&r, peers) } catch { throw error.prefixed(".start_id") } }
-            else if r.key(key, is: "text") { f.text = try r.loroString() }
-            else if r.key(key, is: "value") { do throws(LoroJSONError) { f.value = try Self.value(&r, peers) } catch { throw error.prefixed(".value") } }
-            else if r.key(key, is: "key") { f.key = try r.loroString() }
-            else if r.key(key, is: "start") { f.start = try integer(&r, "start") }
-            else if r.key(key, is: "end") { f.end = try integer(&r, "end") }
-            else if r.key(key, is: "style_key") { f.styleKey = try r.loroString() }
-            else if r.key(key, is: "style_value") { do throws(LoroJSONError) { f.styleValue = try Self.value(&r, peers) } catch { throw error.prefixed(".style_value") } }
-            else if r.key(key, is: "info") { f.info = try integer(&r, "info") }
-            else if r.key(key, is: "target") { do throws(LoroJSONError) { f.target = try Self.id(&r, peers) } catch { throw error.prefixed(".target") } }
-            else if r.key(key, is: "parent") {
+            switch Self.contentKey(r, key) {
+            case .type: f.type = try r.loroString()
+            case .pos: f.pos = try integer(&r, "pos")
+            case .len: f.len = try integer(&r, "len")
+            case .startID: do throws(LoroJSONError) { f.startID = try Self.id(&r, peers) } catch { throw error.prefixed(".start_id") }
+            case .text: f.text = try r.loroString()
+            case .value: do throws(LoroJSONError) { f.value = try Self.value(&r, peers) } catch { throw error.prefixed(".value") }
+            case .key: f.key = try r.loroString()
+            case .start: f.start = try integer(&r, "start")
+            case .end: f.end = try integer(&r, "end")
+            case .styleKey: f.styleKey = try r.loroString()
+            case .styleValue: do throws(LoroJSONError) { f.styleValue = try Self.value(&r, peers) } catch { throw error.prefixed(".style_value") }
+            case .info: f.info = try integer(&r, "info")
+            case .target: do throws(LoroJSONError) { f.target = try Self.id(&r, peers) } catch { throw error.prefixed(".target") }
+            case .parent:
                 if try r.loroNull() { f.parent = .some(nil) } else {
                     do throws(LoroJSONError) { f.parent = .some(try Self.id(&r, peers)) } catch { throw error.prefixed(".parent") }
                 }
-            } else if r.key(key, is: "from") { f.from = try integer(&r, "from") }
-            else if r.key(key, is: "to") { f.to = try integer(&r, "to") }
-            else if r.key(key, is: "prop") { f.prop = try integer(&r, "prop") }
-            else if r.key(key, is: "value_type") { f.valueType = try r.loroString() }
-            else if r.key(key, is: "elem_id") {
+            case .from: f.from = try integer(&r, "from")
+            case .to: f.to = try integer(&r, "to")
+            case .prop: f.prop = try integer(&r, "prop")
+            case .valueType: f.valueType = try r.loroString()
+            case .elemID:
                 let text = try r.loroString()
                 guard text.hasPrefix("L") else { throw .schema(path: ".elem_id", reason: "expected an element ID \"L<lamport>@<peer>\", got \"\(text)\"") }
                 // `lamport@peer` has the shape of an op ID.
@@ -347,11 +411,12 @@ struct LoroJSONDecoder {
                     let id = try Self.id(Substring(text.dropFirst()), peers)
                     f.elemID = IdLp(peer: id.peer, lamport: Lamport(id.counter))
                 } catch { throw error.prefixed(".elem_id") }
-            } else if r.key(key, is: "fractional_index") {
+            case .fractionalIndex:
                 let hex = try r.loroString()
                 guard let bytes = Self.hexBytes(hex) else { throw .schema(path: ".fractional_index", reason: "expected an even-length hex string, got \"\(hex)\"") }
                 f.fractionalIndex = bytes
-            } else { try r.loroSkip() }
+            case nil: try r.loroSkip()
+            }
         }
         guard let kind = f.type else { throw .schema(path: "", reason: "missing type") }
         func need<T>(_ v: T?, _ name: String) throws(LoroJSONError) -> T {

@@ -82,7 +82,13 @@ struct SeqSummary {
 
 /// A B-tree node; leaves hold runs, inner nodes hold children. Leaves are doubly linked.
 final class SeqNode {
-    unowned(unsafe) var parent: SeqNode?
+    /// The parent, unretained (the tree owns its nodes): summaries are added up the path at
+    /// every insert and delete, where a strong reference cost a retain and release per level.
+    @exclusivity(unchecked) var parentRef: Unmanaged<SeqNode>?
+    var parent: SeqNode? {
+        get { parentRef?.takeUnretainedValue() }
+        set { parentRef = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     unowned(unsafe) var next: SeqNode?
     unowned(unsafe) var prev: SeqNode?
     @exclusivity(unchecked) var summary = SeqSummary()
@@ -396,14 +402,17 @@ final class FugueSequence {
         var node = root
         var p = pos
         while !node.isLeaf {
-            var found: SeqNode?
-            for child in node.children {
-                let m = child.summary.measure(unit)
-                if p < m || (endInclusive && p == m) { found = child; break }
-                p -= m
+            // Children are read in place: iterating the array would retain each one it passes.
+            let found: Int? = node.children.withUnsafeBufferPointer { children in
+                for i in children.indices {
+                    let m = children[i].summary.measure(unit)
+                    if p < m || (endInclusive && p == m) { return i }
+                    p -= m
+                }
+                return nil
             }
-            guard let next = found else { return nil }
-            node = next
+            guard let i = found else { return nil }
+            node = node.children[i]
         }
         return (node, p)
     }
@@ -434,17 +443,17 @@ final class FugueSequence {
     func locateAt(_ pos: Int, unit: TextUnit) -> SeqCursor? {
         guard pos >= 0, pos < root.summary.measure(unit), let (node, rest) = descend(to: pos, unit: unit, endInclusive: false) else { return nil }
         var p = rest
-        for i in node.elems.indices {
-            let e = node.elems[i]
-            if !e.visible { continue }
-            let m = e.summary.measure(unit)
-            if p < m {
-                guard let off = atomOffset(e, units: p, unit: unit) else { return nil }
-                return SeqCursor(leaf: node, index: i, offset: off)
+        // Scanned in place: reading `node.elems[i]` retained the array and copied each element.
+        let found: Int? = node.elems.withUnsafeBufferPointer { elems in
+            for i in elems.indices where elems[i].visible {
+                let m = unit == .unicodeScalar ? Int(elems[i].length) : elems[i].summary.measure(unit)
+                if p < m { return i }
+                p -= m
             }
-            p -= m
+            return nil
         }
-        return nil
+        guard let i = found, let off = atomOffset(node.elems[i], units: p, unit: unit) else { return nil }
+        return SeqCursor(leaf: node, index: i, offset: off)
     }
 
     // MARK: structural edits
@@ -453,11 +462,15 @@ final class FugueSequence {
     @inline(__always) func propagate(_ node: SeqNode, add: SeqSummary, subtract: SeqSummary) {
         // Walked without retaining each ancestor (an atomic increment and decrement per level,
         // on every insert and delete): the tree owns them for the whole walk.
-        unowned(unsafe) var n: SeqNode? = node
-        while let x = n {
-            x.summary += add
-            x.summary -= subtract
-            n = x.parent
+        var n = Unmanaged.passUnretained(node)
+        while true {
+            let up = n._withUnsafeGuaranteedRef { x in
+                x.summary += add
+                x.summary -= subtract
+                return x.parentRef
+            }
+            guard let next = up else { break }
+            n = next
         }
         if !marks.isEmpty { node.invalidateMarkEdges() }
     }
@@ -650,7 +663,7 @@ final class FugueSequence {
         var text = text
         return text.withUTF8 { bytes in
             var n = 0
-            for b in bytes where b & 0xC0 != 0x80 { n += 1 }
+            if bytes.isASCII { n = bytes.count } else { for b in bytes where b & 0xC0 != 0x80 { n += 1 } }
             var astral = 0
             // Decoded into a temporary buffer and appended in one copy: appending element by
             // element (or from a lazy map) re-checks the arena's capacity at every scalar.
@@ -695,10 +708,15 @@ final class FugueSequence {
     /// - Complexity: O(L + log n).
     func insertElem(_ e: Elem, leaf: SeqNode, at: Int) {
         typing = nil
-        if at > 0, canMerge(leaf.elems[at - 1], e) {
-            leaf.elems[at - 1].length += e.length
-            leaf.elems[at - 1].utf16 += e.utf16
-            leaf.elems[at - 1].utf8 += e.utf8
+        // Merged in place: element by element, `leaf.elems` would be retained at every access.
+        let merged = at > 0 && leaf.elems.withUnsafeMutableBufferPointer { elems in
+            guard canMerge(elems[at - 1], e) else { return false }
+            elems[at - 1].length += e.length
+            elems[at - 1].utf16 += e.utf16
+            elems[at - 1].utf8 += e.utf8
+            return true
+        }
+        if merged {
             propagate(leaf, add: e.summary, subtract: SeqSummary())
             assignIndex(peer: e.peer, start: e.counter, end: e.counter + e.length, leaf: leaf)
             return
@@ -730,27 +748,37 @@ final class FugueSequence {
     @discardableResult
     func markDeleted(_ leaf: SeqNode, _ index: Int, count: Int32) -> Int {
         typing = nil
-        var e = leaf.elems[index]
-        let before = e.summary
-        e.deleted = true
-        leaf.elems[index] = e
-        propagate(leaf, add: e.summary, subtract: before)
         _ = count
-        // Merge with deleted neighbours for run-length compactness.
-        if index + 1 < leaf.elems.count, canMerge(e, leaf.elems[index + 1]) {
-            let r = leaf.elems.remove(at: index + 1)
-            leaf.elems[index].length += r.length
-            leaf.elems[index].utf16 += r.utf16
-            leaf.elems[index].utf8 += r.utf8
+        // Worked on in place: each `leaf.elems[i]` read or write would retain and release the
+        // array, a dozen atomic operations per delete.
+        var mergesNext = false, mergesPrevious = false
+        let (after, before) = leaf.elems.withUnsafeMutableBufferPointer { elems in
+            let before = elems[index].summary
+            elems[index].deleted = true
+            let after = elems[index].summary
+            // Merge with deleted neighbours for run-length compactness.
+            if index + 1 < elems.count, canMerge(elems[index], elems[index + 1]) {
+                elems[index].length += elems[index + 1].length
+                elems[index].utf16 += elems[index + 1].utf16
+                elems[index].utf8 += elems[index + 1].utf8
+                mergesNext = true
+            }
+            if index > 0, canMerge(elems[index - 1], elems[index]) {
+                elems[index - 1].length += elems[index].length
+                elems[index - 1].utf16 += elems[index].utf16
+                elems[index - 1].utf8 += elems[index].utf8
+                mergesPrevious = true
+            }
+            return (after, before)
         }
-        if index > 0, canMerge(leaf.elems[index - 1], leaf.elems[index]) {
-            let r = leaf.elems.remove(at: index)
-            leaf.elems[index - 1].length += r.length
-            leaf.elems[index - 1].utf16 += r.utf16
-            leaf.elems[index - 1].utf8 += r.utf8
-            return index - 1
+        propagate(leaf, add: after, subtract: before)
+        switch (mergesPrevious, mergesNext) {
+        case (true, true): leaf.elems.removeSubrange(index...(index + 1))
+        case (true, false): leaf.elems.remove(at: index)
+        case (false, true): leaf.elems.remove(at: index + 1)
+        case (false, false): break
         }
-        return index
+        return mergesPrevious ? index - 1 : index
     }
 
     /// All elements in document order.

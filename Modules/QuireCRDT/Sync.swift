@@ -191,9 +191,11 @@ extension DocStorage {
     func apply(_ change: Change) {
         var stored: [Op] = []
         stored.reserveCapacity(change.ops.count)
-        for var op in change.ops {
+        for i in change.ops.indices {
+            // Copied once and moved into the stored list (iterating copied each op twice).
+            var op = change.ops[i]
             apply(&op, peer: change.peer, lamport: change.lamport + Lamport(op.counter - change.counter))
-            stored.append(op)
+            stored.append(consume op)
         }
         var ch = change
         ch.ops = stored
@@ -305,19 +307,21 @@ extension DocStorage {
         var currentContainer: ContainerID? = nil
         var current = BatchIDs()
         for ch in ready {
-            for op in ch.ops {
-                if op.container != currentContainer {
+            // Ops are validated in place: copying each out retained and released its content.
+            for i in ch.ops.indices {
+                if currentContainer.map({ $0 != ch.ops[i].container }) ?? true {
                     if let previous = currentContainer { batches[previous] = current }
-                    currentContainer = op.container
-                    current = batches.removeValue(forKey: op.container) ?? BatchIDs()
+                    currentContainer = ch.ops[i].container
+                    current = batches.removeValue(forKey: ch.ops[i].container) ?? BatchIDs()
                 }
+                let opCounter = ch.ops[i].counter
                 do {
-                    try validate(op, peer: ch.peer, lamport: ch.lamport + Lamport(op.counter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
+                    try validate(ch.ops[i], peer: ch.peer, lamport: ch.lamport + Lamport(opCounter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
                 } catch {
                     // Name the refused operation, which importers map back to where it came from.
                     let reason: String
                     if case let .invalidReference(_, target, why) = error { reason = "refers to \(target): \(why)" } else { reason = error.description }
-                    throw .invalidReference(container: op.container, id: OpID(peer: ch.peer, counter: op.counter), reason: reason)
+                    throw .invalidReference(container: ch.ops[i].container, id: OpID(peer: ch.peer, counter: opCounter), reason: reason)
                 }
             }
         }

@@ -23,6 +23,8 @@ extension DocStorage {
                 let rc = seq.cursor(of: rightID)!
                 return (leftID, OptID(rightID), rc.leaf, rc.index)
             }
+            // Fast path: without marks there are no anchors to choose a side of.
+            if seq.marks.isEmpty { return plainSlot(seq, after: cur.leaf, cur.index) }
             after = (cur.leaf, cur.index)
         }
         let next: (SeqNode, Int)? = after.map { seq.after($0.0, $0.1) } ?? seq.first()
@@ -56,6 +58,17 @@ extension DocStorage {
         if k == 0 { return slot(seq, after: after, next: next) }
         let prevAnchor = anchors[k - 1]
         return slot(seq, after: prevAnchor, next: seq.after(prevAnchor.0, prevAnchor.1))
+    }
+
+    /// ``slot(_:after:next:)`` right after element `index` of `leaf`, its neighbours read in
+    /// place (the general path passes strong references around, a retain and release each).
+    private func plainSlot(_ seq: FugueSequence, after leaf: SeqNode, _ index: Int) -> (left: OptID, right: OptID, leaf: SeqNode, index: Int) {
+        let (left, nextInLeaf): (OptID, OptID?) = leaf.elems.withUnsafeBufferPointer { elems in
+            (OptID(elems[index].lastID), index + 1 < elems.count ? OptID(elems[index + 1].id) : nil)
+        }
+        if let right = nextInLeaf { return (left, right, leaf, index + 1) }
+        let right = seq.after(leaf, index).map { OptID($0.0.elems[$0.1].id) } ?? .none
+        return (left, right, leaf, index + 1)
     }
 
     private func slot(_ seq: FugueSequence, after: (SeqNode, Int)?, next: (SeqNode, Int)?) -> (left: OptID, right: OptID, leaf: SeqNode, index: Int) {

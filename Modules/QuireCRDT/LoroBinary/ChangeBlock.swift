@@ -460,9 +460,11 @@ enum ChangeBlock {
         for row in 0..<opCount {
             let at = values.offset
             guard changeIndex < n else { throw CRDTError.malformedBytes(offset: at, reason: "op \(row) is beyond the block's \(counterLen) atoms") }
-            guard let container = cids[safe: Int(containerColumn[row])] else {
+            let containerIndex = Int(containerColumn[row])
+            guard containerIndex >= 0, containerIndex < cids.count else {
                 throw CRDTError.malformedBytes(offset: opCols[0].offset, reason: "op \(row): container index \(containerColumn[row]) out of range")
             }
+            let container = cids[containerIndex]
             let prop = Int(propColumn[row])
             let rawKind = UInt8(kindColumn[row]) & 0x7F
             guard let kind = LoroValueKind(rawValue: rawKind) else {
@@ -475,9 +477,13 @@ enum ChangeBlock {
                 return p
             }
             let content: LoroJSONOpContent
+            // The atoms the op spans, known here without walking its content again.
+            var length = 1
             switch (container.type, kind) {
             case (.text, .string):
-                content = .insertText(position: try position(prop), text: try values.string())
+                let (text, scalars) = try values.stringAndScalarCount()
+                content = .insertText(position: try position(prop), text: text)
+                length = scalars
             case (.text, .deleteSeq), (.list, .deleteSeq), (.movableList, .deleteSeq):
                 guard deleteRow < deletePeers.count else { throw bad("no delete_start_ids row left") }
                 let start = OpID(peer: peers[Int(deletePeers[deleteRow])], counter: OpCounter(deleteCounters[deleteRow]))
@@ -485,6 +491,7 @@ enum ChangeBlock {
                 deleteRow += 1
                 guard len != 0 else { throw bad("a delete of length 0") }
                 content = .delete(position: try position(prop), length: len, startID: start)
+                length = len.magnitude > Int.max ? Int.max : Int(len.magnitude)
             case (.text, .markStart):
                 let info = try values.u8()
                 let len = try values.uvarint()
@@ -500,6 +507,7 @@ enum ChangeBlock {
                     throw bad("a list insert's value must be a list")
                 }
                 content = .insertValues(position: try position(prop), values: items)
+                length = items.count
             case (.movableList, .listMove):
                 let from = try values.uvarint()
                 let elem = try idLp(&values, peers)
@@ -530,12 +538,11 @@ enum ChangeBlock {
             default:
                 throw bad("value kind \(kind) is not an operation of a \(container.type) container")
             }
-            let op = LoroJSONOp(container: container, counter: counter, content: content)
-            guard lenColumn[row] == Int64(op.length), op.length > 0 else {
-                throw bad("the length column says \(lenColumn[row]) atoms, the operation has \(op.length)")
+            guard lenColumn[row] == Int64(length), length > 0 else {
+                throw bad("the length column says \(lenColumn[row]) atoms, the operation has \(length)")
             }
-            ops.append(op)
-            counter += OpCounter(op.length)
+            ops.append(LoroJSONOp(container: container, counter: counter, content: content, length: length))
+            counter += OpCounter(length)
             guard counter <= changeEnd else { throw bad("the operation crosses the end \(changeEnd) of its change") }
             if counter == changeEnd {
                 let deps: [OpID] = depOnSelf[changeIndex] ? [OpID(peer: peer, counter: changeStart - 1)] : []

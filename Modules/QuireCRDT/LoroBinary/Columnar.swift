@@ -130,10 +130,12 @@ enum Columnar {
     /// - Complexity: O(n); a claimed run longer than the limit throws before allocating.
     static func anyRle(_ r: inout ByteReader, _ e: ColumnElement, count: Int? = nil, _ what: String) throws(CRDTError) -> [Int64] {
         var out: [Int64] = []
-        if let count { out.reserveCapacity(min(count, r.remaining)) }
+        // Every literal takes a byte at least, so the bytes bound the rows but for long runs.
+        out.reserveCapacity(min(count ?? r.remaining, r.remaining))
         // A run of one value can be long, but no column has more rows than this blob's limit.
         let limit = count ?? maxRows
-        while count.map({ out.count < $0 }) ?? !r.isAtEnd {
+        let untilEnd = count == nil
+        while untilEnd ? !r.isAtEnd : out.count < limit {
             let at = r.offset
             guard !r.isAtEnd else { throw CRDTError.malformedBytes(offset: at, reason: "\(what): \(out.count) of \(count ?? 0) values") }
             let k = try r.zigzag()
@@ -141,9 +143,11 @@ enum Columnar {
             guard k.magnitude <= UInt64(limit - out.count) else {
                 throw CRDTError.malformedBytes(offset: at, reason: "\(what): a run of \(k.magnitude) values exceeds the \(limit - out.count) expected")
             }
+            // Appended one by one: most runs are short, and the generic `append(contentsOf:)` of
+            // a repeated value costs more than a short loop.
             if k > 0 {
                 let v = try element(&r, e)
-                out.append(contentsOf: repeatElement(v, count: Int(k)))
+                for _ in 0..<Int(k) { out.append(v) }
             } else {
                 for _ in 0..<Int(-k) { out.append(try element(&r, e)) }
             }
