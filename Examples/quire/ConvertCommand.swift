@@ -171,17 +171,23 @@ struct ConvertCommand: ParsableCommand {
         let state = try setup.state(inputBytes, format: inputFormat)
         let inputIsJSON = inputFormat == "json"
         let outputExtension = output == "-" ? (inputIsJSON ? "md" : "json") : MarkupSetup.fileExtension(output)
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         if outputExtension == "json" {
-            bytes = LexicalJSON.exportBytes(state, prettyPrinted: true) + [0x0A]
+            bytes = LexicalJSON.exportBytes(state, prettyPrinted: true)
+            bytes.append(0x0A)
         } else {
             bytes = Array(try setup.write(state, as: outputExtension, source: input).utf8)
         }
         try setup.warnings.check(strict: strict)
-        if output == "-" {
-            FileHandle.standardOutput.write(Data(bytes))
-        } else {
-            try Data(bytes).write(to: URL(fileURLWithPath: output))
+        // Written from the array's own storage: a JSON export is tens of times its markdown's
+        // size, and a `Data` copy of it cost as much as writing it.
+        try bytes.withUnsafeMutableBytes { buffer in
+            let data = buffer.baseAddress.map { Data(bytesNoCopy: $0, count: buffer.count, deallocator: .none) } ?? Data()
+            if output == "-" {
+                FileHandle.standardOutput.write(data)
+            } else {
+                try data.write(to: URL(fileURLWithPath: output))
+            }
         }
     }
 }

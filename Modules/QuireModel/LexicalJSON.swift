@@ -110,9 +110,56 @@ public enum LexicalJSON {
         .object(["root": .object(exportNode(state.root, in: state))])
     }
 
-    /// The document as UTF-8 Lexical JSON text.
+    /// The document as UTF-8 Lexical JSON text: the bytes of ``export(_:)`` written, streamed
+    /// from the nodes without building the JSON tree first (a 10 MB markdown document's tree is
+    /// millions of objects, built, written and freed).
+    ///
+    /// - Complexity: O(n) in the output length.
     public static func exportBytes(_ state: EditorState, prettyPrinted: Bool = false) -> [UInt8] {
-        JSONWriter(prettyPrinted: prettyPrinted).bytes(export(state))
+        var writer = JSONWriter(prettyPrinted: prettyPrinted)
+        writer.beginObject()
+        writer.key("root")
+        // Nodes are written with a stack of child iterators, not recursion: a document as deep
+        // as an import allows does not need as deep a call stack.
+        var open: [EditorState.Children.Iterator] = []
+        func begin(_ node: Node) {
+            writer.beginObject()
+            if node.role.isElement {
+                writer.key("children")
+                writer.beginArray()
+                open.append(state.children(of: node.key).makeIterator())
+            } else {
+                finish(node)
+            }
+        }
+        // The members after `children`: fields, text and type, as ``exportNode(_:in:)`` orders them.
+        func finish(_ node: Node) {
+            for member in node.fields.members {
+                writer.key(member.key)
+                writer.write(member.value)
+            }
+            if node.role == .text {
+                writer.key("text")
+                writer.write(string: node.text)
+            }
+            writer.key("type")
+            writer.write(string: node.type.rawValue)
+            writer.endObject()
+        }
+        var parents: [Node] = [state.root]
+        begin(state.root)
+        while !open.isEmpty {
+            if let child = open[open.count - 1].next() {
+                if child.role.isElement { parents.append(child) }
+                begin(child)
+            } else {
+                open.removeLast()
+                writer.endArray()
+                finish(parents.removeLast())
+            }
+        }
+        writer.endObject()
+        return writer.output
     }
 
     /// The document as Lexical JSON text.
