@@ -616,34 +616,43 @@ public struct JSONReader: Sendable {
         case failure(JSONError.Reason, Int)
     }
 
-    /// Scans plain string bytes up to the closing quote or the first backslash.
-    private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> PlainScan {
+    /// Scans plain string bytes up to the closing quote or the first backslash. With
+    /// `validatingUTF8` false, bytes of 0x80 and above pass unchecked: for a caller whose
+    /// `String(validating:)` checks them anyway, in one pass instead of two.
+    @inline(__always)
+    private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = true) -> PlainScan {
         var index = start
         let end = buffer.count
-        // Eight bytes at a time while none of them needs a look: no quote, backslash, control
-        // character or non-ASCII byte (text is most of a large document's bytes).
-        if let base = buffer.baseAddress {
+        guard let base = buffer.baseAddress else { return .failure(.unexpectedEndOfInput, end) }
+        while true {
+            // Eight bytes at a time up to the first that needs a look: a quote, backslash,
+            // control character or (when validating) non-ASCII byte. Text is most of a large
+            // document's bytes, and after a non-ASCII character the next words are ASCII again.
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= end {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 // Per byte, a high bit in `x &- ones & ~x` (x = the byte XOR a value) means the
-                // byte equals that value; in `word &- 0x20s & ~word`, that it is below 0x20; any
-                // borrow only flags bytes after a true one, so the test as a whole is exact.
+                // byte equals that value; in `word &- 0x20s & ~word`, that it is below 0x20. A
+                // borrow only flags bytes above a true one, so the lowest flag is exact.
                 let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
                 let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
                 let control = (word &- ones &* 0x20) & ~word
-                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control | word
-                if special & highs != 0 { break }
+                var special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control
+                if validatingUTF8 { special |= word }
+                special &= highs
+                if special != 0 {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
                 index += 8
             }
-        }
-        while index < end {
-            let byte = buffer[index]
+            guard index < end else { return .failure(.unexpectedEndOfInput, end) }
+            let byte = base[index]
             if byte == UInt8(ascii: "\"") { return .closed(index) }
             if byte == UInt8(ascii: "\\") { return .escape(index) }
             if byte < 0x20 { return .failure(.controlCharacterInString, index) }
-            if byte < 0x80 {
+            if byte < 0x80 || !validatingUTF8 {
                 index += 1
             } else {
                 let length = utf8SequenceLength(buffer, at: index)
@@ -651,7 +660,6 @@ public struct JSONReader: Sendable {
                 index += length
             }
         }
-        return .failure(.unexpectedEndOfInput, end)
     }
 
     /// The length of the valid UTF-8 sequence whose lead byte (≥ 0x80) is at `index`, or 0 when
