@@ -519,28 +519,67 @@ public struct JSONReader: Sendable {
         }
     }
 
-    /// The text of a scanned string, made once per distinct short string (see `ValueScratch`).
+    /// The text of a scanned key, made once per distinct short key (see `ValueScratch`).
+    ///
+    /// - Complexity: O(1) for a key of at most 15 bytes seen before, O(length) otherwise.
+    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+        if let decoded = key.decoded { return decoded }
+        // Never nil: a key's UTF-8 was checked as it was scanned.
+        return string(at: key.range, sharing: &scratch) ?? string(for: key)
+    }
+
+    /// The text of the unescaped string bytes at `range`, made once per distinct short string
+    /// (see `ValueScratch`), or nil when they are not UTF-8.
     ///
     /// - Complexity: O(1) for a string of at most 15 bytes seen before, O(length) otherwise.
-    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+    private func string(at range: Range<Int>, sharing scratch: inout ValueScratch) -> String? {
         // Sixteen bytes are read from the start (a string this short near the end of the input
         // is made as any other).
-        guard key.decoded == nil, key.range.count <= 15, key.range.lowerBound + 16 <= bytes.count else { return string(for: key) }
+        guard range.count <= 15, range.lowerBound + 16 <= bytes.count else { return validString(at: range) }
         if scratch.shortTexts.isEmpty {
             scratch.shortWords = Array(repeating: 0, count: 2 * 128)
             scratch.shortTexts = Array(repeating: "", count: 128)
         }
-        let (low, high) = shortWords(of: key.range)
+        let (low, high) = shortWords(of: range)
         let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
         let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
+        // Only valid UTF-8 is ever kept, so equal bytes are valid.
         if found { return scratch.shortTexts[slot] }
-        let made = string(for: key)
+        guard let made = validString(at: range) else { return nil }
         scratch.shortWords.withUnsafeMutableBufferPointer { words in
             words[2 * slot] = low
             words[2 * slot + 1] = high
         }
         scratch.shortTexts[slot] = made
         return made
+    }
+
+    /// The text of the string bytes at `range`, or nil when they are not UTF-8.
+    ///
+    /// - Complexity: O(length).
+    private func validString(at range: Range<Int>) -> String? {
+        // `String(validating:as:)` ends in this same public function, but through a generic step
+        // that is not specialized and looks type metadata up on every call: that lookup cost a
+        // tenth of a Lexical document's import.
+        bytes.withUnsafeBufferPointer { String._tryFromUTF8(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// The string under `offset`, for `readValue`. Its UTF-8 is checked only by making the
+    /// `String` (one pass over its bytes, not the scan's and then the standard library's); when
+    /// anything is wrong, `scanString()` scans it again and throws the error it meets first.
+    ///
+    /// - Complexity: O(length).
+    private mutating func readText(sharing scratch: inout ValueScratch) throws(JSONError) -> String {
+        let quote = offset
+        do {
+            let scanned = try scanString(validatingUTF8: false)
+            if let text = scanned.decoded ?? string(at: scanned.range, sharing: &scratch) { return text }
+        } catch {
+            // Reported below, in input order, by the scan that checks everything as it goes.
+        }
+        offset = quote
+        let scanned = try scanString()
+        return string(for: scanned, sharing: &scratch)
     }
 
     private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {
@@ -566,11 +605,7 @@ public struct JSONReader: Sendable {
                 scratch.elements.push(element)
             }
             return .array(scratch.elements.popArray(from: first))
-        case .string:
-            // Scanned first: `string(for: try scanString())` would copy the whole reader to call
-            // `string(for:)` on its state from before the scan.
-            let scanned = try scanString()
-            return .string(string(for: scanned, sharing: &scratch))
+        case .string: return .string(try readText(sharing: &scratch))
         case .number: return .number(try scanNumber())
         case .bool: return .bool(try readBool())
         case .null:
@@ -596,15 +631,19 @@ public struct JSONReader: Sendable {
 
     /// Scans the string starting at the quote under `offset`: checks UTF-8, control characters
     /// and escapes in one pass, and decodes only when there are escapes.
-    private mutating func scanString() throws(JSONError) -> JSONKey {
+    ///
+    /// With `validatingUTF8` false, the UTF-8 of the bytes between escapes is left to the caller
+    /// (the decoded text of an escaped string is checked, and refused with an `invalidUTF8`
+    /// error at the string's start).
+    private mutating func scanString(validatingUTF8: Bool = true) throws(JSONError) -> JSONKey {
         let contentStart = offset + 1
-        let scan = bytes.withUnsafeBufferPointer { buffer in Self.scanPlain(buffer, from: contentStart) }
+        let scan = bytes.withUnsafeBufferPointer { buffer in Self.scanPlain(buffer, from: contentStart, validatingUTF8: validatingUTF8) }
         switch scan {
         case .closed(let end):
             offset = end + 1
             return JSONKey(range: contentStart..<end, decoded: nil)
         case .escape(let at):
-            return try decodeEscaped(contentStart: contentStart, firstEscape: at)
+            return try decodeEscaped(contentStart: contentStart, firstEscape: at, validatingUTF8: validatingUTF8)
         case .failure(let reason, let at):
             throw error(reason, at: at)
         }
@@ -617,8 +656,8 @@ public struct JSONReader: Sendable {
     }
 
     /// Scans plain string bytes up to the closing quote or the first backslash. With
-    /// `validatingUTF8` false, bytes of 0x80 and above pass unchecked: for a caller whose
-    /// `String(validating:)` checks them anyway, in one pass instead of two.
+    /// `validatingUTF8` false, bytes of 0x80 and above pass unchecked: for a caller that makes
+    /// the `String` with a check of its own (`validString(at:)`), in one pass instead of two.
     @inline(__always)
     private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = true) -> PlainScan {
         var index = start
@@ -688,7 +727,7 @@ public struct JSONReader: Sendable {
         return length
     }
 
-    private mutating func decodeEscaped(contentStart: Int, firstEscape: Int) throws(JSONError) -> JSONKey {
+    private mutating func decodeEscaped(contentStart: Int, firstEscape: Int, validatingUTF8: Bool) throws(JSONError) -> JSONKey {
         // The buffer of the previous escaped string, taken out of `self` so that it stays
         // uniquely referenced while it grows: one allocation for all of them, not one each.
         var decoded: [UInt8] = []
@@ -701,9 +740,20 @@ public struct JSONReader: Sendable {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                offset = index + 1
-                let text = String(decoding: decoded, as: UTF8.self)
                 escapeBuffer = decoded
+                // An escape decodes to whole characters, so the text is UTF-8 exactly when every
+                // run of plain bytes between escapes is.
+                let text: String
+                if validatingUTF8 {
+                    text = String(decoding: escapeBuffer, as: UTF8.self)
+                } else {
+                    // `String._tryFromUTF8` as in `validString(at:)`.
+                    guard let valid = escapeBuffer.withUnsafeBufferPointer({ String._tryFromUTF8($0) }) else {
+                        throw error(.invalidUTF8, at: contentStart)
+                    }
+                    text = valid
+                }
+                offset = index + 1
                 return JSONKey(range: contentStart..<index, decoded: text)
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error(.unexpectedEndOfInput, at: index + 1) }
@@ -744,7 +794,7 @@ public struct JSONReader: Sendable {
                 // The plain run up to the next quote or backslash, checked as `scanPlain` checks
                 // any string and copied at once.
                 let stop: Int
-                switch bytes.withUnsafeBufferPointer({ Self.scanPlain($0, from: index) }) {
+                switch bytes.withUnsafeBufferPointer({ Self.scanPlain($0, from: index, validatingUTF8: validatingUTF8) }) {
                 case .closed(let at), .escape(let at): stop = at
                 case .failure(let reason, let at): throw error(reason, at: at)
                 }
