@@ -495,8 +495,11 @@ public struct JSONReader: Sendable {
         /// comparing two words with an earlier occurrence's costs less than validating and
         /// making the string again. Slot `i` holds a string in `shortTexts[i]` and its bytes in
         /// `shortWords[2i]` and `shortWords[2i + 1]` (see `shortWords(of:)`); every slot starts
-        /// as the empty string, whose words are 0. Both are made at the first string, so that a
-        /// `readValue()` of a number allocates nothing.
+        /// as the empty string, whose words are 0. A hash picks a set of two slots, the newer
+        /// string first: two frequent strings with one hash, such as a text node's keys "text"
+        /// and "type", both stay (with one slot each, they evicted each other on every node).
+        /// Both are made at the first string, so that a `readValue()` of a number allocates
+        /// nothing.
         var shortWords: [UInt64] = []
         var shortTexts: [String] = []
     }
@@ -537,19 +540,27 @@ public struct JSONReader: Sendable {
         // is made as any other).
         guard range.count <= 15, range.lowerBound + 16 <= bytes.count else { return validString(at: range) }
         if scratch.shortTexts.isEmpty {
-            scratch.shortWords = Array(repeating: 0, count: 2 * 128)
-            scratch.shortTexts = Array(repeating: "", count: 128)
+            scratch.shortWords = Array(repeating: 0, count: 2 * 256)
+            scratch.shortTexts = Array(repeating: "", count: 256)
         }
         let (low, high) = shortWords(of: range)
-        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
-        let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
+        // The first slot of one of 128 sets.
+        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57) &* 2
+        let found = scratch.shortWords.withUnsafeBufferPointer { words -> Int? in
+            if words[2 * slot] == low && words[2 * slot + 1] == high { return slot }
+            if words[2 * slot + 2] == low && words[2 * slot + 3] == high { return slot + 1 }
+            return nil
+        }
         // Only valid UTF-8 is ever kept, so equal bytes are valid.
-        if found { return scratch.shortTexts[slot] }
+        if let found { return scratch.shortTexts[found] }
         guard let made = validString(at: range) else { return nil }
         scratch.shortWords.withUnsafeMutableBufferPointer { words in
+            words[2 * slot + 2] = words[2 * slot]
+            words[2 * slot + 3] = words[2 * slot + 1]
             words[2 * slot] = low
             words[2 * slot + 1] = high
         }
+        scratch.shortTexts.swapAt(slot, slot + 1)
         scratch.shortTexts[slot] = made
         return made
     }
@@ -573,7 +584,10 @@ public struct JSONReader: Sendable {
         let quote = offset
         do {
             let scanned = try scanString(validatingUTF8: false)
-            if let text = scanned.decoded ?? string(at: scanned.range, sharing: &scratch) { return text }
+            // A string read alone (a decoder's `readValue()` of one value) has no repeats to share,
+            // and would only pay for making the shared strings' room.
+            let text = scanned.decoded ?? (openCount > 0 ? string(at: scanned.range, sharing: &scratch) : validString(at: scanned.range))
+            if let text { return text }
         } catch {
             // Reported below, in input order, by the scan that checks everything as it goes.
         }
