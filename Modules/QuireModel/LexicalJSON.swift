@@ -139,10 +139,11 @@ private struct Importer {
     /// The keys of the root's children, in order.
     private(set) var roots: [NodeKey] = []
     /// Per node type, what the importer asks of its plugin, asked once per import rather than per
-    /// node (a plugin's `childRule` or `parentTypes` may build a set on every access).
-    private var plans: [NodeType: Plan] = [:]
-    /// The plan of the last node, which the next one often shares.
-    private var lastPlan: Plan?
+    /// node (a plugin's `childRule` or `parentTypes` may build a set on every access), in the
+    /// order the types were first met. A document has a handful of types: scanning them, byte
+    /// counts compared first, costs less than hashing the type's name for every node (text and
+    /// paragraph nodes alternate, so the last node's plan alone missed often).
+    private var plans: [Plan] = []
     /// Where the last node's object had its `type`.
     private var typeHint = 0
     /// The index of each node among its siblings, from a child of the root down to the node
@@ -193,17 +194,15 @@ private struct Importer {
 
     /// The plan of a registered type, made from the first `object` of the type; nil for a type
     /// the registry does not know.
+    ///
+    /// - Complexity: O(t) for the t registered types the import has met.
     mutating func plan(for type: NodeType, shapedLike object: JSONObject) -> Plan? {
         // Byte counts first: they tell most types apart without a string comparison call.
-        if let lastPlan, lastPlan.type.rawValue.utf8.count == type.rawValue.utf8.count, lastPlan.type == type { return lastPlan }
-        if let plan = plans[type] {
-            lastPlan = plan
-            return plan
-        }
+        let count = type.rawValue.utf8.count
+        for index in plans.indices where plans[index].type.rawValue.utf8.count == count && plans[index].type == type { return plans[index] }
         guard let plugin = registry.plugin(for: type) else { return nil }
         let plan = Plan(type: type, plugin: plugin, shapedLike: object)
-        plans[type] = plan
-        lastPlan = plan
+        plans.append(plan)
         return plan
     }
 
