@@ -357,14 +357,17 @@ private struct Importer {
     ///
     /// `hints` (one per spec, or none) and `versionHint` say where to look first.
     func checkFields(of object: JSONObject, specs: [FieldSpec], hints: [Int], versionHint: Int) throws(LexicalJSONError) {
-        for (number, spec) in specs.enumerated() {
-            guard let index = object.index(forKey: spec.name, hint: number < hints.count ? hints[number] : -1) else {
-                if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path()) }
+        // The specs and values are read in place: copying a spec out retained its name, type
+        // and default, and copying a value retained its payload, for every field of every node.
+        for number in specs.indices {
+            guard let index = object.index(forKey: specs[number].name, hint: number < hints.count ? hints[number] : -1) else {
+                if specs[number].isRequired { throw LexicalJSONError(.missingField(specs[number].name), at: path()) }
                 continue
             }
-            let value = object.members[index].value
-            guard spec.type.accepts(value) else {
-                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(value)), at: path(".\(spec.name)"))
+            guard specs[number].type.accepts(object.members[index].value) else {
+                let spec = specs[number]
+                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(object.members[index].value)),
+                                       at: path(".\(spec.name)"))
             }
         }
         if let index = object.index(forKey: "version", hint: versionHint), !FieldType.integer.accepts(object.members[index].value) {
