@@ -512,11 +512,12 @@ public struct JSONReader: Sendable {
         return bytes.withUnsafeBytes { input in
             var low = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
             var high = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound + 8, as: UInt64.self))
+            // Masking shifts: the counts are below 64, which `<<` would check again.
             if count < 8 {
-                low &= (1 << UInt64(count * 8)) &- 1
+                low &= (1 &<< UInt64(count * 8)) &- 1
                 high = 0
             } else {
-                high &= (1 << UInt64((count - 8) * 8)) &- 1
+                high &= (1 &<< UInt64((count - 8) * 8)) &- 1
             }
             return (low, high | UInt64(count) << 56)
         }
@@ -599,7 +600,9 @@ public struct JSONReader: Sendable {
     private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {
         switch try nextValueKind() {
         case .object:
-            try beginObject()
+            // Opened directly: `nextValueKind()` has found the `{` that `beginObject()` would
+            // look for again.
+            try open(object: true)
             let first = scratch.members.count
             while let key = try nextKey() {
                 let name = string(for: key, sharing: &scratch)
@@ -612,7 +615,7 @@ public struct JSONReader: Sendable {
             }
             return .object(JSONObject(uniqueMembers: scratch.members.popArray(from: first)))
         case .array:
-            try beginArray()
+            try open(object: false)
             let first = scratch.elements.count
             while try nextElement() {
                 let element = try readValue(into: &scratch)
