@@ -172,6 +172,7 @@ public struct JSONReader: Sendable {
     /// The kind of the next value, without consuming it.
     ///
     /// - Throws: at the end of the input, or at a byte that cannot start a value.
+    @inline(__always)
     public mutating func nextValueKind() throws(JSONError) -> JSONValueKind {
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
@@ -245,6 +246,7 @@ public struct JSONReader: Sendable {
         return key
     }
 
+    @inline(__always)
     private mutating func remember(_ key: KeyBytes, at keyOffset: Int) throws(JSONError) {
         if !current.hashesKeys {
             // Compared in place: copying each earlier key out (a slice, a retained string) cost
@@ -333,6 +335,7 @@ public struct JSONReader: Sendable {
 
     /// Moves past the comma before the innermost container's next member or element and counts
     /// it, or consumes the container's `closing` bracket and returns false.
+    @inline(__always)
     private mutating func advance(closing: UInt8) throws(JSONError) -> Bool {
         skipWhitespace()
         guard offset < bytes.count else { throw error(.unexpectedEndOfInput) }
@@ -495,8 +498,11 @@ public struct JSONReader: Sendable {
         /// comparing two words with an earlier occurrence's costs less than validating and
         /// making the string again. Slot `i` holds a string in `shortTexts[i]` and its bytes in
         /// `shortWords[2i]` and `shortWords[2i + 1]` (see `shortWords(of:)`); every slot starts
-        /// as the empty string, whose words are 0. Both are made at the first string, so that a
-        /// `readValue()` of a number allocates nothing.
+        /// as the empty string, whose words are 0. A hash picks a set of two slots, the newer
+        /// string first: two frequent strings with one hash, such as a text node's keys "text"
+        /// and "type", both stay (with one slot each, they evicted each other on every node).
+        /// Both are made at the first string, so that a `readValue()` of a number allocates
+        /// nothing.
         var shortWords: [UInt64] = []
         var shortTexts: [String] = []
     }
@@ -509,44 +515,97 @@ public struct JSONReader: Sendable {
         return bytes.withUnsafeBytes { input in
             var low = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
             var high = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: range.lowerBound + 8, as: UInt64.self))
+            // Masking shifts: the counts are below 64, which `<<` would check again.
             if count < 8 {
-                low &= (1 << UInt64(count * 8)) &- 1
+                low &= (1 &<< UInt64(count * 8)) &- 1
                 high = 0
             } else {
-                high &= (1 << UInt64((count - 8) * 8)) &- 1
+                high &= (1 &<< UInt64((count - 8) * 8)) &- 1
             }
             return (low, high | UInt64(count) << 56)
         }
     }
 
-    /// The text of a scanned string, made once per distinct short string (see `ValueScratch`).
+    /// The text of a scanned key, made once per distinct short key (see `ValueScratch`).
+    ///
+    /// - Complexity: O(1) for a key of at most 15 bytes seen before, O(length) otherwise.
+    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+        if let decoded = key.decoded { return decoded }
+        // Never nil: a key's UTF-8 was checked as it was scanned.
+        return string(at: key.range, sharing: &scratch) ?? string(for: key)
+    }
+
+    /// The text of the unescaped string bytes at `range`, made once per distinct short string
+    /// (see `ValueScratch`), or nil when they are not UTF-8.
     ///
     /// - Complexity: O(1) for a string of at most 15 bytes seen before, O(length) otherwise.
-    private func string(for key: JSONKey, sharing scratch: inout ValueScratch) -> String {
+    private func string(at range: Range<Int>, sharing scratch: inout ValueScratch) -> String? {
         // Sixteen bytes are read from the start (a string this short near the end of the input
         // is made as any other).
-        guard key.decoded == nil, key.range.count <= 15, key.range.lowerBound + 16 <= bytes.count else { return string(for: key) }
+        guard range.count <= 15, range.lowerBound + 16 <= bytes.count else { return validString(at: range) }
         if scratch.shortTexts.isEmpty {
-            scratch.shortWords = Array(repeating: 0, count: 2 * 128)
-            scratch.shortTexts = Array(repeating: "", count: 128)
+            scratch.shortWords = Array(repeating: 0, count: 2 * 256)
+            scratch.shortTexts = Array(repeating: "", count: 256)
         }
-        let (low, high) = shortWords(of: key.range)
-        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57)
-        let found = scratch.shortWords.withUnsafeBufferPointer { $0[2 * slot] == low && $0[2 * slot + 1] == high }
-        if found { return scratch.shortTexts[slot] }
-        let made = string(for: key)
+        let (low, high) = shortWords(of: range)
+        // The first slot of one of 128 sets.
+        let slot = Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 57) &* 2
+        let found = scratch.shortWords.withUnsafeBufferPointer { words -> Int? in
+            if words[2 * slot] == low && words[2 * slot + 1] == high { return slot }
+            if words[2 * slot + 2] == low && words[2 * slot + 3] == high { return slot + 1 }
+            return nil
+        }
+        // Only valid UTF-8 is ever kept, so equal bytes are valid.
+        if let found { return scratch.shortTexts[found] }
+        guard let made = validString(at: range) else { return nil }
         scratch.shortWords.withUnsafeMutableBufferPointer { words in
+            words[2 * slot + 2] = words[2 * slot]
+            words[2 * slot + 3] = words[2 * slot + 1]
             words[2 * slot] = low
             words[2 * slot + 1] = high
         }
+        scratch.shortTexts.swapAt(slot, slot + 1)
         scratch.shortTexts[slot] = made
         return made
+    }
+
+    /// The text of the string bytes at `range`, or nil when they are not UTF-8.
+    ///
+    /// - Complexity: O(length).
+    private func validString(at range: Range<Int>) -> String? {
+        // `String(validating:as:)` ends in this same public function, but through a generic step
+        // that is not specialized and looks type metadata up on every call: with it, a Lexical
+        // document's import took a fifth more instructions.
+        bytes.withUnsafeBufferPointer { String._tryFromUTF8(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// The string under `offset`, for `readValue`. Its UTF-8 is checked only by making the
+    /// `String` (one pass over its bytes, not the scan's and then the standard library's); when
+    /// anything is wrong, `scanString()` scans it again and throws the error it meets first.
+    ///
+    /// - Complexity: O(length).
+    private mutating func readText(sharing scratch: inout ValueScratch) throws(JSONError) -> String {
+        let quote = offset
+        do {
+            let scanned = try scanString(validatingUTF8: false)
+            // A string read alone (a decoder's `readValue()` of one value) has no repeats to share,
+            // and would only pay for making the shared strings' room.
+            let text = scanned.decoded ?? (openCount > 0 ? string(at: scanned.range, sharing: &scratch) : validString(at: scanned.range))
+            if let text { return text }
+        } catch {
+            // Reported below, in input order, by the scan that checks everything as it goes.
+        }
+        offset = quote
+        let scanned = try scanString()
+        return string(for: scanned, sharing: &scratch)
     }
 
     private mutating func readValue(into scratch: inout ValueScratch) throws(JSONError) -> JSONValue {
         switch try nextValueKind() {
         case .object:
-            try beginObject()
+            // Opened directly: `nextValueKind()` has found the `{` that `beginObject()` would
+            // look for again.
+            try open(object: true)
             let first = scratch.members.count
             while let key = try nextKey() {
                 let name = string(for: key, sharing: &scratch)
@@ -559,18 +618,14 @@ public struct JSONReader: Sendable {
             }
             return .object(JSONObject(uniqueMembers: scratch.members.popArray(from: first)))
         case .array:
-            try beginArray()
+            try open(object: false)
             let first = scratch.elements.count
             while try nextElement() {
                 let element = try readValue(into: &scratch)
                 scratch.elements.push(element)
             }
             return .array(scratch.elements.popArray(from: first))
-        case .string:
-            // Scanned first: `string(for: try scanString())` would copy the whole reader to call
-            // `string(for:)` on its state from before the scan.
-            let scanned = try scanString()
-            return .string(string(for: scanned, sharing: &scratch))
+        case .string: return .string(try readText(sharing: &scratch))
         case .number: return .number(try scanNumber())
         case .bool: return .bool(try readBool())
         case .null:
@@ -596,15 +651,19 @@ public struct JSONReader: Sendable {
 
     /// Scans the string starting at the quote under `offset`: checks UTF-8, control characters
     /// and escapes in one pass, and decodes only when there are escapes.
-    private mutating func scanString() throws(JSONError) -> JSONKey {
+    ///
+    /// With `validatingUTF8` false, the UTF-8 of the bytes between escapes is left to the caller
+    /// (the decoded text of an escaped string is checked, and refused with an `invalidUTF8`
+    /// error at the string's start).
+    private mutating func scanString(validatingUTF8: Bool = true) throws(JSONError) -> JSONKey {
         let contentStart = offset + 1
-        let scan = bytes.withUnsafeBufferPointer { buffer in Self.scanPlain(buffer, from: contentStart) }
+        let scan = bytes.withUnsafeBufferPointer { buffer in Self.scanPlain(buffer, from: contentStart, validatingUTF8: validatingUTF8) }
         switch scan {
         case .closed(let end):
             offset = end + 1
             return JSONKey(range: contentStart..<end, decoded: nil)
         case .escape(let at):
-            return try decodeEscaped(contentStart: contentStart, firstEscape: at)
+            return try decodeEscaped(contentStart: contentStart, firstEscape: at, validatingUTF8: validatingUTF8)
         case .failure(let reason, let at):
             throw error(reason, at: at)
         }
@@ -616,34 +675,43 @@ public struct JSONReader: Sendable {
         case failure(JSONError.Reason, Int)
     }
 
-    /// Scans plain string bytes up to the closing quote or the first backslash.
-    private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> PlainScan {
+    /// Scans plain string bytes up to the closing quote or the first backslash. With
+    /// `validatingUTF8` false, bytes of 0x80 and above pass unchecked: for a caller that makes
+    /// the `String` with a check of its own (`validString(at:)`), in one pass instead of two.
+    @inline(__always)
+    private static func scanPlain(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = true) -> PlainScan {
         var index = start
         let end = buffer.count
-        // Eight bytes at a time while none of them needs a look: no quote, backslash, control
-        // character or non-ASCII byte (text is most of a large document's bytes).
-        if let base = buffer.baseAddress {
+        guard let base = buffer.baseAddress else { return .failure(.unexpectedEndOfInput, end) }
+        while true {
+            // Eight bytes at a time up to the first that needs a look: a quote, backslash,
+            // control character or (when validating) non-ASCII byte. Text is most of a large
+            // document's bytes, and after a non-ASCII character the next words are ASCII again.
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= end {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 // Per byte, a high bit in `x &- ones & ~x` (x = the byte XOR a value) means the
-                // byte equals that value; in `word &- 0x20s & ~word`, that it is below 0x20; any
-                // borrow only flags bytes after a true one, so the test as a whole is exact.
+                // byte equals that value; in `word &- 0x20s & ~word`, that it is below 0x20. A
+                // borrow only flags bytes above a true one, so the lowest flag is exact.
                 let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
                 let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
                 let control = (word &- ones &* 0x20) & ~word
-                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control | word
-                if special & highs != 0 { break }
+                var special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control
+                if validatingUTF8 { special |= word }
+                special &= highs
+                if special != 0 {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
                 index += 8
             }
-        }
-        while index < end {
-            let byte = buffer[index]
+            guard index < end else { return .failure(.unexpectedEndOfInput, end) }
+            let byte = base[index]
             if byte == UInt8(ascii: "\"") { return .closed(index) }
             if byte == UInt8(ascii: "\\") { return .escape(index) }
             if byte < 0x20 { return .failure(.controlCharacterInString, index) }
-            if byte < 0x80 {
+            if byte < 0x80 || !validatingUTF8 {
                 index += 1
             } else {
                 let length = utf8SequenceLength(buffer, at: index)
@@ -651,7 +719,6 @@ public struct JSONReader: Sendable {
                 index += length
             }
         }
-        return .failure(.unexpectedEndOfInput, end)
     }
 
     /// The length of the valid UTF-8 sequence whose lead byte (≥ 0x80) is at `index`, or 0 when
@@ -680,7 +747,7 @@ public struct JSONReader: Sendable {
         return length
     }
 
-    private mutating func decodeEscaped(contentStart: Int, firstEscape: Int) throws(JSONError) -> JSONKey {
+    private mutating func decodeEscaped(contentStart: Int, firstEscape: Int, validatingUTF8: Bool) throws(JSONError) -> JSONKey {
         // The buffer of the previous escaped string, taken out of `self` so that it stays
         // uniquely referenced while it grows: one allocation for all of them, not one each.
         var decoded: [UInt8] = []
@@ -693,9 +760,20 @@ public struct JSONReader: Sendable {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                offset = index + 1
-                let text = String(decoding: decoded, as: UTF8.self)
                 escapeBuffer = decoded
+                // An escape decodes to whole characters, so the text is UTF-8 exactly when every
+                // run of plain bytes between escapes is.
+                let text: String
+                if validatingUTF8 {
+                    text = String(decoding: escapeBuffer, as: UTF8.self)
+                } else {
+                    // `String._tryFromUTF8` as in `validString(at:)`.
+                    guard let valid = escapeBuffer.withUnsafeBufferPointer({ String._tryFromUTF8($0) }) else {
+                        throw error(.invalidUTF8, at: contentStart)
+                    }
+                    text = valid
+                }
+                offset = index + 1
                 return JSONKey(range: contentStart..<index, decoded: text)
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error(.unexpectedEndOfInput, at: index + 1) }
@@ -736,7 +814,7 @@ public struct JSONReader: Sendable {
                 // The plain run up to the next quote or backslash, checked as `scanPlain` checks
                 // any string and copied at once.
                 let stop: Int
-                switch bytes.withUnsafeBufferPointer({ Self.scanPlain($0, from: index) }) {
+                switch bytes.withUnsafeBufferPointer({ Self.scanPlain($0, from: index, validatingUTF8: validatingUTF8) }) {
                 case .closed(let at), .escape(let at): stop = at
                 case .failure(let reason, let at): throw error(reason, at: at)
                 }

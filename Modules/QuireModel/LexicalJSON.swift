@@ -186,10 +186,11 @@ private struct Importer {
     /// The keys of the root's children, in order.
     private(set) var roots: [NodeKey] = []
     /// Per node type, what the importer asks of its plugin, asked once per import rather than per
-    /// node (a plugin's `childRule` or `parentTypes` may build a set on every access).
-    private var plans: [NodeType: Plan] = [:]
-    /// The plan of the last node, which the next one often shares.
-    private var lastPlan: Plan?
+    /// node (a plugin's `childRule` or `parentTypes` may build a set on every access), in the
+    /// order the types were first met. A document has a handful of types: scanning them, byte
+    /// counts compared first, costs less than hashing the type's name for every node (text and
+    /// paragraph nodes alternate, so the last node's plan alone missed often).
+    private var plans: [Plan] = []
     /// Where the last node's object had its `type`.
     private var typeHint = 0
     /// The index of each node among its siblings, from a child of the root down to the node
@@ -240,17 +241,15 @@ private struct Importer {
 
     /// The plan of a registered type, made from the first `object` of the type; nil for a type
     /// the registry does not know.
+    ///
+    /// - Complexity: O(t) for the t registered types the import has met.
     mutating func plan(for type: NodeType, shapedLike object: JSONObject) -> Plan? {
         // Byte counts first: they tell most types apart without a string comparison call.
-        if let lastPlan, lastPlan.type.rawValue.utf8.count == type.rawValue.utf8.count, lastPlan.type == type { return lastPlan }
-        if let plan = plans[type] {
-            lastPlan = plan
-            return plan
-        }
+        let count = type.rawValue.utf8.count
+        for index in plans.indices where plans[index].type.rawValue.utf8.count == count && plans[index].type == type { return plans[index] }
         guard let plugin = registry.plugin(for: type) else { return nil }
         let plan = Plan(type: type, plugin: plugin, shapedLike: object)
-        plans[type] = plan
-        lastPlan = plan
+        plans.append(plan)
         return plan
     }
 
@@ -294,8 +293,10 @@ private struct Importer {
         trail.append(0)
         for index in children.indices {
             trail[trail.count - 1] = index
-            var childValue = children[index]
-            children[index] = .null
+            // Moved out, leaving null, rather than copied and then cleared: a retain and a
+            // release fewer per node.
+            var childValue = JSONValue.null
+            swap(&childValue, &children[index])
             guard var object = childValue.takeObject() else {
                 throw LexicalJSONError(.wrongType(expected: "object", found: childValue.typeName), at: path())
             }
@@ -405,14 +406,17 @@ private struct Importer {
     ///
     /// `hints` (one per spec, or none) and `versionHint` say where to look first.
     func checkFields(of object: JSONObject, specs: [FieldSpec], hints: [Int], versionHint: Int) throws(LexicalJSONError) {
-        for (number, spec) in specs.enumerated() {
-            guard let index = object.index(forKey: spec.name, hint: number < hints.count ? hints[number] : -1) else {
-                if spec.isRequired { throw LexicalJSONError(.missingField(spec.name), at: path()) }
+        // The specs and values are read in place: copying a spec out retained its name, type
+        // and default, and copying a value retained its payload, for every field of every node.
+        for number in specs.indices {
+            guard let index = object.index(forKey: specs[number].name, hint: number < hints.count ? hints[number] : -1) else {
+                if specs[number].isRequired { throw LexicalJSONError(.missingField(specs[number].name), at: path()) }
                 continue
             }
-            let value = object.members[index].value
-            guard spec.type.accepts(value) else {
-                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(value)), at: path(".\(spec.name)"))
+            guard specs[number].type.accepts(object.members[index].value) else {
+                let spec = specs[number]
+                throw LexicalJSONError(.wrongType(expected: spec.type.description, found: describe(object.members[index].value)),
+                                       at: path(".\(spec.name)"))
             }
         }
         if let index = object.index(forKey: "version", hint: versionHint), !FieldType.integer.accepts(object.members[index].value) {

@@ -134,6 +134,56 @@ import Testing
         #expect(error.byteOffset == testCase.offset)
     }
 
+    struct StringErrorCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The string's bytes between the quotes.
+        let content: [UInt8]
+        let reason: JSONError.Reason
+        /// The offset of the error in `content`.
+        let offset: Int
+        var testDescription: String { name }
+    }
+
+    /// Strings with more than one thing wrong, short and long, with and without escapes: the
+    /// error is the first in input order, whichever check finds it.
+    static let stringErrorCases: [StringErrorCase] = {
+        let long = Array("a text of more than sixteen bytes ".utf8)
+        let bad: [UInt8] = [0xC3, 0x28]
+        return [
+            StringErrorCase(name: "bad UTF-8 in a long string", content: long + bad, reason: .invalidUTF8, offset: long.count),
+            StringErrorCase(name: "bad UTF-8 after text and escapes", content: long + Array(#"\n\u00e9é"#.utf8) + bad,
+                            reason: .invalidUTF8, offset: long.count + 10),
+            StringErrorCase(name: "bad UTF-8 before a bad escape", content: Array("ab".utf8) + bad + Array(#"\q"#.utf8),
+                            reason: .invalidUTF8, offset: 2),
+            StringErrorCase(name: "a bad escape before bad UTF-8", content: Array(#"ab\q"#.utf8) + bad, reason: .invalidEscape, offset: 2),
+            StringErrorCase(name: "bad UTF-8 before a control character", content: long + bad + [0x01], reason: .invalidUTF8, offset: long.count),
+            StringErrorCase(name: "a control character before bad UTF-8", content: long + [0x01] + bad,
+                            reason: .controlCharacterInString, offset: long.count),
+            StringErrorCase(name: "bad UTF-8 before an unpaired surrogate", content: bad + Array(#"\ud800"#.utf8),
+                            reason: .invalidUTF8, offset: 0),
+            StringErrorCase(name: "a truncated sequence before an escape", content: Array("abc".utf8) + [0xE4, 0xB8] + Array(#"\n"#.utf8),
+                            reason: .invalidUTF8, offset: 3),
+            StringErrorCase(name: "a continuation byte after an escape", content: Array(#"\u00e9"#.utf8) + [0xA9], reason: .invalidUTF8, offset: 6),
+            StringErrorCase(name: "bad UTF-8 in a short repeated string", content: Array("ok".utf8) + bad, reason: .invalidUTF8, offset: 2),
+        ]
+    }()
+
+    @Test(arguments: stringErrorCases)
+    func stringErrorsComeInInputOrder(_ testCase: StringErrorCase) throws {
+        // As an array element and an object value, after a valid copy of the string's start (so
+        // that a reader keeping short strings has seen those bytes).
+        let prefix = Array(#"{"k": ["ok", ""#.utf8)
+        let error = try #require(parseError(prefix + testCase.content + Array(#""]}"#.utf8)))
+        #expect(error.reason == testCase.reason)
+        #expect(error.byteOffset == prefix.count + testCase.offset)
+        #expect(error.path == "$.k[1]")
+        let member = Array(#"{"a": "x", "k": ""#.utf8)
+        let memberError = try #require(parseError(member + testCase.content + Array(#""}"#.utf8)))
+        #expect(memberError.reason == testCase.reason)
+        #expect(memberError.byteOffset == member.count + testCase.offset)
+        #expect(memberError.path == "$.k")
+    }
+
     @Test func validUTF8OfEveryLengthReads() throws {
         let text = "a é 中 😀 \u{10FFFF} \u{E000} \u{FFFD}"
         #expect(try JSONParser.parse("[\"\(text)\"]") == .array([.string(text)]))
