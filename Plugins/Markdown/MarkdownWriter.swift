@@ -258,8 +258,22 @@ struct BlockWriter {
             if !["-", "*", "+"].contains(mark) { mark = "-" }
         }
         // A list right after another of the same kind needs another marker, or they would join.
-        if let previous, case .list = previous.intent, previousMarker == mark {
+        let followsList: Bool
+        if let previous, case .list = previous.intent { followsList = true } else { followsList = false }
+        if followsList, previousMarker == mark {
             mark = ordered ? (mark == "." ? ")" : ".") : (mark == "-" ? "*" : "-")
+        }
+        // An item opening with indented code made only of the bullet's character would make a
+        // thematic break of its marker's line (`-     -      -`): the list takes a bullet no such
+        // code is made of. (Starting the code on the next line instead, ``codeReadsAsRule(_:after:)``,
+        // leaves the item's first line blank, and such an item cannot interrupt a paragraph: after
+        // one, its bare marker underlines a setext heading. It stays the fallback.)
+        if !ordered {
+            let ruleCharacters = Set(list.children.compactMap { $0.children.first.flatMap(Self.ruleCharacter(ofOpeningCode:)) })
+            if ruleCharacters.contains(mark),
+               let other = ["-", "*", "+"].first(where: { !ruleCharacters.contains($0) && !(followsList && $0 == previousMarker) }) {
+                mark = other
+            }
         }
         var start = 1
         if case .ordered(let value) = style { start = value }
@@ -303,10 +317,18 @@ struct BlockWriter {
     /// whole line (`-     -      -`, a MarkdownFuzz finding), so it starts on the next line, where
     /// an item that begins with a blank line has it as indented code.
     static func codeReadsAsRule(_ block: MarkupBlock, after mark: String) -> Bool {
+        ruleCharacter(ofOpeningCode: block) == mark
+    }
+
+    /// The one character, other than spaces and tabs, of the first line of `block` when it is
+    /// indented code whose first line has no other: the bullet that would make a thematic break
+    /// of a marker's line holding that code.
+    static func ruleCharacter(ofOpeningCode block: MarkupBlock) -> String? {
         guard case .codeBlock = block.intent, block.details[MarkupDetails.fence]?.stringValue == "",
-              let firstLine = MarkupBlock.lines(ofLiteral: block.literal).first else { return false }
+              let firstLine = MarkupBlock.lines(ofLiteral: block.literal).first else { return nil }
         let characters = firstLine.filter { $0 != " " && $0 != "\t" }
-        return !characters.isEmpty && characters.allSatisfy { String($0) == mark }
+        guard let first = characters.first, characters.allSatisfy({ $0 == first }) else { return nil }
+        return String(first)
     }
 
     /// cmark-gfm checks a task item whose first line holds `[x]` or `[X]` anywhere (`- [ ] a

@@ -173,6 +173,9 @@ import Testing
                       // CI's settings (2026-11-29): a bullet item opening with indented code made of
                       // its own bullet character; on the marker's line it read as a thematic break.
                       "-     \r      -      -\n", "*\n      * *\n",
+                      // And CI's settings (2026-11-29, evening): written as that fix did, with the code
+                      // on the next line, a nested such item after a paragraph read as a setext underline.
+                      "-    \u{FFFD}\r      -      -\n", "- a\n  -     -\n", "- a\n  *     * *\n",
                       // A clean build's CI settings (2026-11-29): `[^ 1]:x` is a reference to `1` and
                       // `:x`; written `[^1]:x` at a line's start, in any block, it defined `1`.
                       "[^1]: n\n\n[^ 1]:S *b*\n", "[^1]: n\n\nHi\n[^ 1]:x y\n\n- a\n  [^ 1]:y z\n\n> b\n> [^ 1]:z w\n\n- [^ 1]:w x\n",
