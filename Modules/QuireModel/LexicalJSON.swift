@@ -119,15 +119,15 @@ public enum LexicalJSON {
         var writer = JSONWriter(prettyPrinted: prettyPrinted)
         writer.beginObject()
         writer.key("root")
-        // Nodes are written with a stack of child iterators, not recursion: a document as deep
-        // as an import allows does not need as deep a call stack.
-        var open: [EditorState.Children.Iterator] = []
+        // Nodes are written with a stack of open elements and their child iterators, not
+        // recursion: a document as deep as an import allows does not need as deep a call stack.
+        var open: [(element: Node, children: EditorState.Children.Iterator)] = []
         func begin(_ node: Node) {
             writer.beginObject()
             if node.role.isElement {
                 writer.key("children")
                 writer.beginArray()
-                open.append(state.children(of: node.key).makeIterator())
+                open.append((node, state.children(of: node.key).makeIterator()))
             } else {
                 finish(node)
             }
@@ -146,16 +146,13 @@ public enum LexicalJSON {
             writer.write(string: node.type.rawValue)
             writer.endObject()
         }
-        var parents: [Node] = [state.root]
         begin(state.root)
         while !open.isEmpty {
-            if let child = open[open.count - 1].next() {
-                if child.role.isElement { parents.append(child) }
+            if let child = open[open.count - 1].children.next() {
                 begin(child)
             } else {
-                open.removeLast()
                 writer.endArray()
-                finish(parents.removeLast())
+                finish(open.removeLast().element)
             }
         }
         writer.endObject()
@@ -187,9 +184,9 @@ private struct Importer {
     private(set) var roots: [NodeKey] = []
     /// Per node type, what the importer asks of its plugin, asked once per import rather than per
     /// node (a plugin's `childRule` or `parentTypes` may build a set on every access), in the
-    /// order the types were first met. A document has a handful of types: scanning them, byte
-    /// counts compared first, costs less than hashing the type's name for every node (text and
-    /// paragraph nodes alternate, so the last node's plan alone missed often).
+    /// order the types were first met. A document has a handful of types: scanning them
+    /// (`NodeType.index(among:_:)`) costs less than hashing the type's name for every node (text
+    /// and paragraph nodes alternate, so the last node's plan alone missed often).
     private var plans: [Plan] = []
     /// Where the last node's object had its `type`.
     private var typeHint = 0
@@ -244,9 +241,7 @@ private struct Importer {
     ///
     /// - Complexity: O(t) for the t registered types the import has met.
     mutating func plan(for type: NodeType, shapedLike object: JSONObject) -> Plan? {
-        // Byte counts first: they tell most types apart without a string comparison call.
-        let count = type.rawValue.utf8.count
-        for index in plans.indices where plans[index].type.rawValue.utf8.count == count && plans[index].type == type { return plans[index] }
+        if let index = type.index(among: plans.count, { plans[$0].type }) { return plans[index] }
         guard let plugin = registry.plugin(for: type) else { return nil }
         let plan = Plan(type: type, plugin: plugin, shapedLike: object)
         plans.append(plan)

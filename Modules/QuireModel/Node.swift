@@ -24,6 +24,22 @@ public struct NodeType: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     public var description: String { rawValue }
 
+    /// The first of `count` types, read by `type(at:)`, that is this one; the bulk builders keep
+    /// per-type entries for the handful of types a document has, where this scan costs less than
+    /// hashing the name for every node. Type names are short (stored in the string itself) or
+    /// shared by a plugin's constant, so an entry met before almost always holds the very same
+    /// bits: those are compared first, without a call; then byte counts, then the names.
+    ///
+    /// - Complexity: O(count).
+    @inline(__always)
+    func index(among count: Int, _ type: (Int) -> NodeType) -> Int? {
+        let bits = unsafeBitCast(rawValue, to: (UInt64, UInt64).self)
+        for index in 0..<count where unsafeBitCast(type(index).rawValue, to: (UInt64, UInt64).self) == bits { return index }
+        let length = rawValue.utf8.count
+        for index in 0..<count where type(index).rawValue.utf8.count == length && type(index) == self { return index }
+        return nil
+    }
+
     public static let root: NodeType = "root"
     public static let paragraph: NodeType = "paragraph"
     public static let text: NodeType = "text"

@@ -73,15 +73,7 @@ public struct NodeBatch: Sendable {
     /// - Complexity: O(t) for the t types the batch has met (a handful), O(1) for a repeat.
     private mutating func tableIndex(for type: NodeType) throws(ModelError) -> Int {
         if lastTable < tables.count && tables[lastTable].type == type { return lastTable }
-        // Type names are short (stored in the string itself) or shared by a plugin's constant,
-        // so the table of a type met before almost always holds the very same bits: comparing
-        // those first skips the standard library's comparison call for each table it is not.
-        let bits = unsafeBitCast(type.rawValue, to: (UInt64, UInt64).self)
-        for index in tables.indices where unsafeBitCast(tables[index].type.rawValue, to: (UInt64, UInt64).self) == bits {
-            lastTable = index
-            return index
-        }
-        for index in tables.indices where tables[index].type == type {
+        if let index = type.index(among: tables.count, { tables[$0].type }) {
             lastTable = index
             return index
         }

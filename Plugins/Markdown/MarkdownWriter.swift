@@ -314,8 +314,9 @@ struct BlockWriter {
 
     /// Whether `block`, first in a bullet item, is indented code whose first line holds only the
     /// bullet's character and spaces: on the marker's line it would make a thematic break of the
-    /// whole line (`-     -      -`, a MarkdownFuzz finding), so it starts on the next line, where
-    /// an item that begins with a blank line has it as indented code.
+    /// whole line (`-     -      -`, a MarkdownFuzz finding). The list takes another bullet where
+    /// it can; where it cannot, such code starts on the next line, where an item that begins with
+    /// a blank line has it as indented code.
     static func codeReadsAsRule(_ block: MarkupBlock, after mark: String) -> Bool {
         ruleCharacter(ofOpeningCode: block) == mark
     }
