@@ -118,7 +118,9 @@ struct InlineLeaf {
     /// strikethrough at the top level, of non-empty text only, with no whitespace at its edges
     /// (which the exporter moves outside) and no delimiter of its own, no two spans of one kind
     /// follow each other with only breaks or atoms between them, and no two code spans touch
-    /// (the exporter would make either pair one). Most paragraphs with formats are so; when
+    /// (the exporter would make either pair one); every link is at the top level, of non-empty
+    /// text and code spans only, no two code spans touching. Most paragraphs with formats or
+    /// links are so; when
     /// this says false, ``defaultReproduces(_:leaves:)`` decides.
     ///
     /// - Complexity: O(n) in the content's size.
@@ -146,7 +148,24 @@ struct InlineLeaf {
                 }
                 previousSpan = inline.intent
             case .link:
-                return false
+                // A link of plain words and code spans (no two touching) comes back as it was:
+                // a link's segment stands on its own, and its unmarked children are nested as
+                // they are. Most links in documents are so.
+                guard !inline.children.isEmpty else { return false }
+                var childWasCode = false
+                for child in inline.children {
+                    switch child.intent {
+                    case .text(let text):
+                        guard !text.isEmpty else { return false }
+                        childWasCode = false
+                    case .code:
+                        if childWasCode { return false }
+                        childWasCode = true
+                    default:
+                        return false
+                    }
+                }
+                previousSpan = nil
             }
         }
         return true
