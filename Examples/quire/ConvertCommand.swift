@@ -104,8 +104,8 @@ struct MarkupSetup: Sendable {
         if let format = documentFormats.format(for: fileExtension) {
             return try format.read(String(decoding: bytes, as: UTF8.self), registry: registry, contributions: contributions)
         }
-        let document = try parser(for: fileExtension).parse(String(decoding: bytes, as: UTF8.self))
-        return try MarkupImporter(mappings: mappings).makeState(document, registry: registry)
+        return try MarkupImporter(mappings: mappings).makeState(parsing: String(decoding: bytes, as: UTF8.self), with: parser(for: fileExtension),
+                                                                registry: registry)
     }
 
     /// A document's markup document: parsed directly for markup files, exported for JSON.

@@ -373,12 +373,40 @@ struct Reader {
         var collected: [NodeLeaf] = []
         try leaves(nodes, link: nil, into: &collected)
         if let explicit = explicitSpans(collected) { return explicit }
-        // Leaves outside links with no format a span writes are their inlines as they are: what
-        // the segments below would give back, without building them.
-        if collected.allSatisfy({ $0.link == nil && $0.format.isDisjoint(with: InlineSegment.marks) }) {
-            return collected.map(\.inline)
+        return Self.nested(collected)
+    }
+
+    /// The leaves nested into spans by their formats and links. Leaves with no format a span
+    /// writes are their inlines as they are, each run in one link node gathered into that link:
+    /// what the segments would give back, without building them.
+    ///
+    /// - Complexity: O(n) in the number of leaves.
+    static func nested(_ leaves: [NodeLeaf]) -> [MarkupInline] {
+        guard leaves.allSatisfy({ $0.format.isDisjoint(with: InlineSegment.marks) }) else { return nestedBySegments(leaves) }
+        var result: [MarkupInline] = []
+        result.reserveCapacity(leaves.count)
+        var openLink: NodeKey?
+        for leaf in leaves {
+            guard let link = leaf.link else {
+                result.append(leaf.inline)
+                openLink = nil
+                continue
+            }
+            if openLink == link.key {
+                result[result.count - 1].children.append(leaf.inline)
+            } else {
+                var inline = link.inline
+                inline.children = [leaf.inline]
+                result.append(inline)
+                openLink = link.key
+            }
         }
-        let segments = InlineSegment.grouping(collected) { leaf in
+        return result
+    }
+
+    /// The leaves grouped into segments by link, their marks nested into spans.
+    static func nestedBySegments(_ leaves: [NodeLeaf]) -> [MarkupInline] {
+        let segments = InlineSegment.grouping(leaves) { leaf in
             (leaf.inline, leaf.format, leaf.link.map { (id: $0.key, inline: $0.inline) })
         }
         return InlineSegment.build(InlineSegment.normalize(segments))

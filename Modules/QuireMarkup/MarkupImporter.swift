@@ -37,13 +37,21 @@ public struct MarkupImporter: Sendable {
     /// - Throws: `MarkupError.cannotImport` when a plugin refuses a node the mapping described.
     /// - Complexity: O(n) in the document's size.
     public func makeState(_ document: MarkupDocument, registry: NodeRegistry) throws(MarkupError) -> EditorState {
-        var state = EditorState(registry: registry)
-        var batch = state.makeBatch()
-        let roots = try build(document, into: &batch)
-        do { try state.insert(consume batch, roots: roots, under: .root, after: nil) } catch {
-            throw .cannotImport(intent: "document", reason: error.description, range: nil)
-        }
-        return state
+        var stream = MarkupImportStream(importer: self, registry: registry)
+        for block in document.blocks { try stream.add(block) }
+        return try stream.makeState()
+    }
+
+    /// `source` read by `parser` as an editor state built with `registry`, each top-level block
+    /// imported as the parser hands it over (``MarkupParser/parse(_:eachBlock:)``): a parser
+    /// that makes its blocks one at a time never holds the whole document's blocks.
+    ///
+    /// - Throws: the parser's errors, and as ``makeState(_:registry:)``.
+    /// - Complexity: O(n) in the source's size.
+    public func makeState(parsing source: String, with parser: some MarkupParser, registry: NodeRegistry) throws(MarkupError) -> EditorState {
+        var stream = MarkupImportStream(importer: self, registry: registry)
+        try parser.parse(source) { (block) throws(MarkupError) in try stream.add(block) }
+        return try stream.makeState()
     }
 
     /// Builds the document's nodes into `batch` and returns its top-level blocks, in order, for
@@ -57,6 +65,48 @@ public struct MarkupImporter: Sendable {
         try builder.blocks(document.blocks, into: &container, quotes: [])
         try builder.flush()
         return container.roots
+    }
+}
+
+/// A document imported one top-level block at a time, in document order: what
+/// ``MarkupImporter/makeState(_:registry:)`` does with a whole document's blocks, for a reader
+/// that makes its blocks one by one, so that each is imported while it is fresh in memory and
+/// freed before the next is made.
+public struct MarkupImportStream {
+    private var state: EditorState
+    private var builder: Builder
+    private var container = BlockContainer(key: nil)
+    private var quotes: [QuoteLevel] = []
+
+    /// An empty document built with `registry`, by `importer`'s mappings.
+    public init(importer: MarkupImporter, registry: NodeRegistry) {
+        state = EditorState(registry: registry)
+        builder = Builder(batch: state.makeBatch(), mappings: importer.mappings)
+    }
+
+    /// Imports the document's next top-level block.
+    ///
+    /// - Throws: `MarkupError.cannotImport` when a plugin refuses a node the mapping described;
+    ///   the stream cannot be finished then.
+    /// - Complexity: O(n) in the block's size.
+    public mutating func add(_ block: MarkupBlock) throws(MarkupError) {
+        try builder.block(block, into: &container, quotes: &quotes)
+    }
+
+    /// The document of the blocks added, as an editor state.
+    ///
+    /// - Complexity: O(n) in the number of nodes built.
+    public consuming func makeState() throws(MarkupError) -> EditorState {
+        try builder.flush()
+        var state = self.state
+        // The batch is moved out, not shared: linking writes into its nodes, which a second
+        // owner would make copy them all.
+        var batch = state.makeBatch()
+        swap(&batch, &builder.batch)
+        do { try state.insert(consume batch, roots: container.roots, under: .root, after: nil) } catch {
+            throw .cannotImport(intent: "document", reason: error.description, range: nil)
+        }
+        return state
     }
 }
 

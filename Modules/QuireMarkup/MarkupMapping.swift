@@ -103,6 +103,17 @@ public protocol MarkupParser: Sendable {
     var fileExtensions: [String] { get }
     /// Parses `source`.
     func parse(_ source: String) throws(MarkupError) -> MarkupDocument
+    /// Parses `source` and hands its top-level blocks to `eachBlock`, in order: the same blocks
+    /// as ``parse(_:)``'s document. The default parses the whole document first; a parser that
+    /// can make its blocks one at a time implements this, so that a caller importing them
+    /// (``MarkupImporter/makeState(parsing:with:registry:)``) never holds them all.
+    func parse(_ source: String, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError)
+}
+
+extension MarkupParser {
+    public func parse(_ source: String, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
+        for block in try parse(source).blocks { try eachBlock(block) }
+    }
 }
 
 /// A markup language's writer: a `MarkupDocument` to text that its parser reads back as the same

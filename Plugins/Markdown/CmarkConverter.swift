@@ -130,6 +130,24 @@ struct CmarkConverter {
         return MarkupDocument(blocks: FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks))
     }
 
+    /// The blocks of ``document(_:)``, handed to `eachBlock` one top-level block at a time when
+    /// the document has no footnote definition (cmark-gfm leaves the ones it keeps at the top
+    /// level, after everything else), else all at once after the definitions are put in order.
+    mutating func convertBlocks(_ root: CmarkNode, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
+        guard let last = cmark_node_last_child(root), cmark_node_get_type(last) != CMARK_NODE_FOOTNOTE_DEFINITION else {
+            for block in document(root).blocks { try eachBlock(block) }
+            return
+        }
+        var blocks: [MarkupBlock] = []
+        var child = cmark_node_first_child(root)
+        while let current = child {
+            appendBlock(current, depth: 0, to: &blocks)
+            for block in blocks { try eachBlock(block) }
+            blocks.removeAll(keepingCapacity: true)
+            child = cmark_node_next(current)
+        }
+    }
+
     mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {
         var blocks: [MarkupBlock] = []
         var child = cmark_node_first_child(node)

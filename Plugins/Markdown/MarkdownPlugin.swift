@@ -34,6 +34,21 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
         }
     }
 
+    /// Parses markdown text as ``parse(_:)`` does, handing each top-level block to `eachBlock`
+    /// as soon as it is converted. A document with footnote definitions is converted whole
+    /// first: cmark-gfm moves the definitions it keeps to the document's end, and which of them
+    /// are kept and in what order depends on the references before them.
+    ///
+    /// - Complexity: O(n) in the input size.
+    public func parse(_ source: String, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
+        try CmarkGFM.withUTF8(of: source) { (bytes) throws(MarkupError) in
+            try CmarkGFM.withDocument(bytes) { (_, root) throws(MarkupError) in
+                var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
+                try converter.convertBlocks(root, eachBlock: eachBlock)
+            }
+        }
+    }
+
     /// Parses UTF-8 bytes, refusing invalid UTF-8 with its line, column and byte offset.
     public func parse(bytes: [UInt8]) throws(MarkupError) -> MarkupDocument {
         if let position = SourcePosition.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
@@ -75,7 +90,7 @@ public struct MarkdownConverter: Sendable {
     ///
     /// - Complexity: O(n) in the input size.
     public func state(fromMarkdown markdown: String) throws(MarkupError) -> EditorState {
-        try MarkupImporter(mappings: mappings).makeState(try MarkdownFormat().parse(markdown), registry: registry)
+        try MarkupImporter(mappings: mappings).makeState(parsing: markdown, with: MarkdownFormat(), registry: registry)
     }
 
     /// An editor state as markdown text.

@@ -1,7 +1,7 @@
 // Markdown → EditorState against cmark-gfm's own markdown → HTML on the same ~10 MB input, and
 // layout of a 1 MB document at width 80 with the offset ↔ point cost at its end against its start.
 // Run: swift run -c release --package-path Benchmarks MarkupBenchmark [megabytes] [--only STEP]
-// `--only parse|import|state|export [--runs N]` runs that one step N times (default 5) and nothing
+// `--only parse|import|state|state-whole|export [--runs N]` runs that one step N times (default 5) and nothing
 // else, for a profiler (`perf record -g`, `valgrind --tool=callgrind`, or `perf stat -e
 // instructions` with N and 0 runs: the difference is the step's cost alone).
 import BenchSupport
@@ -59,8 +59,9 @@ if let onlyStep {
         case "parse": sink &+= try MarkdownFormat().parse(input).blocks.count
         case "import": sink &+= try MarkupImporter(mappings: converter.mappings).makeState(parsed, registry: converter.registry).nodeCount
         case "state": sink &+= try converter.state(fromMarkdown: input).nodeCount
+        case "state-whole": sink &+= try MarkupImporter(mappings: converter.mappings).makeState(MarkdownFormat().parse(input), registry: converter.registry).nodeCount
         case "export": sink &+= try converter.markdown(from: built).utf8.count
-        default: fatalError("unknown step \(onlyStep): parse, import, state or export")
+        default: fatalError("unknown step \(onlyStep): parse, import, state, state-whole or export")
         }
     }
     print("\(onlyStep) × \(runs): \(sink)")
@@ -72,6 +73,10 @@ var documentBlocks = 0
 let parse = try Bench.best(of: 3) { documentBlocks = try MarkdownFormat().parse(input).blocks.count }
 var nodes = 0
 let state = try Bench.best(of: 3) { nodes = try converter.state(fromMarkdown: input).nodeCount }
+// The same through a whole MarkupDocument, as a parser that cannot stream its blocks gives it.
+let stateWhole = try Bench.best(of: 3) {
+    _ = try MarkupImporter(mappings: converter.mappings).makeState(MarkdownFormat().parse(input), registry: converter.registry)
+}
 let parsedDocument = try MarkdownFormat().parse(input)
 let importer = MarkupImporter(mappings: converter.mappings)
 let importOnly = try Bench.best(of: 3) { _ = try importer.makeState(parsedDocument, registry: converter.registry) }
@@ -83,6 +88,7 @@ Bench.table(["step", "time", "ratio to cmark-gfm markdown → HTML"], [
     ["markdown → MarkupDocument (\(documentBlocks) blocks)", Bench.format(parse), String(format: "%.2f", parse / html)],
     ["markdown → EditorState (\(nodes) nodes)", Bench.format(state), String(format: "%.2f", state / html)],
     ["of which MarkupDocument → EditorState", Bench.format(importOnly), String(format: "%.2f", importOnly / html)],
+    ["markdown → EditorState through a whole MarkupDocument", Bench.format(stateWhole), String(format: "%.2f", stateWhole / html)],
     ["EditorState → markdown (\(written) B)", Bench.format(export), String(format: "%.2f", export / html)],
 ])
 

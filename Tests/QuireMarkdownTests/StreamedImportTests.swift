@@ -1,0 +1,65 @@
+import Foundation
+import QuireMarkdown
+import QuireMarkup
+import QuireModel
+import Testing
+
+/// Markdown is imported one top-level block at a time as cmark-gfm's tree is converted
+/// (`MarkupImporter.makeState(parsing:with:registry:)`); that must build exactly the state the
+/// whole document's import builds, keys included, whatever crosses from one block to the next
+/// (quote defaults, lists, text merging), and with footnote definitions (converted whole first).
+@Suite struct StreamedImportTests {
+    static func bothWays(_ markdown: String, maxDepth: Int = MarkdownFormat.defaultMaxDepth) throws -> (streamed: [UInt8], whole: [UInt8]) {
+        let importer = MarkupImporter(mappings: BuiltIns.converter.mappings)
+        let format = MarkdownFormat(maxDepth: maxDepth)
+        let streamed = try importer.makeState(parsing: markdown, with: format, registry: BuiltIns.registry)
+        let whole = try importer.makeState(format.parse(markdown), registry: BuiltIns.registry)
+        return (LexicalJSON.exportBytes(streamed, prettyPrinted: false), LexicalJSON.exportBytes(whole, prettyPrinted: false))
+    }
+
+    @Test(arguments: SpecFixtures.files)
+    func everySpecExampleAndAllOfThemTogetherBuildTheSameState(file: String) throws {
+        let examples = try SpecFixtures.examples(file)
+        var differing: [Int] = []
+        for example in examples {
+            let (streamed, whole) = try Self.bothWays(example.markdown)
+            if streamed != whole { differing.append(example.number) }
+        }
+        #expect(differing.isEmpty, "examples \(differing)")
+        // Together, each example's blocks follow another's: what one leaves open meets the next.
+        let together = examples.map(\.markdown).joined(separator: "\n\n")
+        let (streamed, whole) = try Self.bothWays(together)
+        #expect(streamed == whole)
+        #expect(streamed.count > 1_000)
+    }
+
+    @Test func realDocumentsBuildTheSameState() throws {
+        #expect(RealDocumentTests.files.count >= 25)
+        for file in RealDocumentTests.files {
+            let markdown = try String(contentsOf: RealDocumentTests.directory.appendingPathComponent(file), encoding: .utf8)
+            let (streamed, whole) = try Self.bothWays(markdown)
+            #expect(streamed == whole, "\(file)")
+        }
+    }
+
+    @Test(arguments: [
+        // Footnote definitions: the document is converted whole, definitions in reading order.
+        "b[^2] a[^1]\n\n[^1]: one\n\n[^2]: two\n\nafter",
+        "[^x]: never referenced\n\ntext",
+        "> quote\n\nparagraph\n\n> quote again\n> > nested\n\n- a\n- b\n\n  c",
+        "",
+        "   \n\n",
+    ])
+    func edgeDocumentsBuildTheSameState(markdown: String) throws {
+        let (streamed, whole) = try Self.bothWays(markdown)
+        #expect(streamed == whole)
+    }
+
+    @Test func containersDeeperThanTheLimitBuildTheSameState() throws {
+        // Past the depth limit a container gives its leaves to the level above: one top-level
+        // block of cmark-gfm's becomes many blocks.
+        let markdown = String(repeating: "> ", count: 12) + "deep\n\n" + String(repeating: "- ", count: 12) + "item\n\ntail"
+        let (streamed, whole) = try Self.bothWays(markdown, maxDepth: 4)
+        #expect(streamed == whole)
+    }
+}
