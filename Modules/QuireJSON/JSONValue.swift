@@ -178,7 +178,11 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(elements.map { (key: $0.0, value: $0.1) })
+        // Set one by one (a key given twice keeps its last value), without an array of pairs
+        // made first: plugins build their fields from literals for every node they import.
+        members = []
+        members.reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
     }
 
     /// The number of members.
@@ -200,7 +204,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             return nil
         }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = index(forKey: key, hint: -1) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key: key, value: newValue))

@@ -72,15 +72,21 @@ public enum ChildRule: Hashable, Sendable {
     case only(Set<NodeType>)
 
     /// Whether a node with `type` and `role` may be a child.
+    ///
+    /// - Complexity: O(1); a list of up to ``scanLimit`` types is scanned, since comparing a
+    ///   few short names costs less than hashing one (the bulk paths check every node).
     public func accepts(type: NodeType, role: NodeRole) -> Bool {
         switch self {
         case .none: false
         case .any: true
         case .blocks: role != .root && !role.isInline
         case .inlines: role.isInline
-        case .only(let types): types.contains(type)
+        case .only(let types): types.count <= Self.scanLimit ? types.contains { $0 == type } : types.contains(type)
         }
     }
+
+    /// Up to this many listed types, ``accepts(type:role:)`` compares names instead of hashing.
+    static let scanLimit = 8
 }
 
 /// What a node type plugs into Quire: its wire-stable name, its JSON fields, its role, the children

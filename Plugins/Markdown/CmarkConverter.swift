@@ -33,6 +33,9 @@ struct CmarkConverter {
     /// definition's starts after its label), so its true column is the reported one minus this
     /// one plus the column where the line's text begins.
     private var laterLinesBase: (line: Int32, column: Int32)?
+    /// While ``convertBlocks(_:eachBlock:)`` streams a document that ends with footnote
+    /// definitions: the footnote references converted so far, in document order.
+    private var footnoteReferences: [MarkupInline]?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -130,22 +133,39 @@ struct CmarkConverter {
         return MarkupDocument(blocks: FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks))
     }
 
-    /// The blocks of ``document(_:)``, handed to `eachBlock` one top-level block at a time when
-    /// the document has no footnote definition (cmark-gfm leaves the ones it keeps at the top
-    /// level, after everything else), else all at once after the definitions are put in order.
+    /// The blocks of ``document(_:)``, handed to `eachBlock` one top-level block at a time.
+    ///
+    /// cmark-gfm takes every footnote definition out of where it stood and puts the ones it
+    /// keeps after everything else, at the top level; only that run of definitions (and an HTML
+    /// block right before it, before which unwrapped definitions go) is arranged as
+    /// ``document(_:)`` arranges it. The blocks before it are handed over as they are made, and
+    /// stand in that arrangement as one paragraph of their footnote references, in order: all
+    /// it reads of them.
     mutating func convertBlocks(_ root: CmarkNode, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
-        guard let last = cmark_node_last_child(root), cmark_node_get_type(last) != CMARK_NODE_FOOTNOTE_DEFINITION else {
-            for block in document(root).blocks { try eachBlock(block) }
-            return
+        var tailStart: CmarkNode?
+        if let last = cmark_node_last_child(root), cmark_node_get_type(last) == CMARK_NODE_FOOTNOTE_DEFINITION {
+            var start = last
+            while let previous = cmark_node_previous(start), cmark_node_get_type(previous) == CMARK_NODE_FOOTNOTE_DEFINITION { start = previous }
+            if let previous = cmark_node_previous(start), cmark_node_get_type(previous) == CMARK_NODE_HTML_BLOCK { start = previous }
+            tailStart = start
         }
+        if tailStart != nil { footnoteReferences = [] }
         var blocks: [MarkupBlock] = []
         var child = cmark_node_first_child(root)
-        while let current = child {
+        while let current = child, current != tailStart {
             appendBlock(current, depth: 0, to: &blocks)
             for block in blocks { try eachBlock(block) }
             blocks.removeAll(keepingCapacity: true)
             child = cmark_node_next(current)
         }
+        guard let references = footnoteReferences else { return }
+        footnoteReferences = nil
+        blocks.append(MarkupBlock(.paragraph, inlines: references))
+        while let current = child {
+            appendBlock(current, depth: 0, to: &blocks)
+            child = cmark_node_next(current)
+        }
+        for block in FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks).dropFirst() { try eachBlock(block) }
     }
 
     mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {
@@ -429,7 +449,9 @@ struct CmarkConverter {
             appendInlines(of: node, depth: depth + 1, to: &children)
             return MarkupInline(.image(source: url, title: title?.isEmpty == true ? nil : title), children: children, range: range)
         case CMARK_NODE_FOOTNOTE_REFERENCE:
-            return MarkupInline(.footnoteReference(label: footnoteLabel(node)), range: range)
+            let label = footnoteLabel(node)
+            footnoteReferences?.append(MarkupInline(.footnoteReference(label: label)))
+            return MarkupInline(.footnoteReference(label: label), range: range)
         default:
             if typeString(node) == "strikethrough" {
                 var single = false

@@ -489,7 +489,8 @@ struct InlineWriter {
     /// - Complexity: O(d) in the number of delimiters written.
     var needsReadBack: Bool {
         if startsWithHTML { return true }
-        let touching: Set<UInt8> = [0x2A, 0x5F, 0x7E, 0x5C]
+        // `*`, `_`, `~` and `\`: a delimiter character or an escape touching the run.
+        func isTouching(_ byte: UInt8) -> Bool { byte == 0x2A || byte == 0x5F || byte == 0x7E || byte == 0x5C }
         func isSafeOuterSide(_ byte: UInt8?) -> Bool {
             guard let byte else { return true }
             return byte == 0x20 || byte == 0x09 || (byte < 0x80 && !Self.isAlphanumeric(byte) && byte > 0x20)
@@ -506,7 +507,7 @@ struct InlineWriter {
                     let after: UInt8? = delimiter.end < bytes.count ? bytes[delimiter.end] : nil
                     let (inner, outer) = delimiter.opens ? (after, before) : (before, after)
                     guard let inner, inner < 0x80, Self.isAlphanumeric(inner) else { return true }
-                    if let outer, touching.contains(outer) { return true }
+                    if let outer, isTouching(outer) { return true }
                     if !isSafeOuterSide(outer) { return true }
                 }
                 return false

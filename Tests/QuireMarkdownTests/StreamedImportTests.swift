@@ -42,9 +42,28 @@ import Testing
         }
     }
 
+    @Test func fuzzFindingsAndFixturesBuildTheSameState() throws {
+        let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures/markdown/fuzz-fixed")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".md") }
+        #expect(files.count > 40)
+        for file in files.sorted() + ["../all-nodes.md"] {
+            let markdown = String(decoding: try Data(contentsOf: directory.appendingPathComponent(file)), as: UTF8.self)
+            let (streamed, whole) = try Self.bothWays(markdown)
+            #expect(streamed == whole, "\(file)")
+        }
+    }
+
     @Test(arguments: [
-        // Footnote definitions: the document is converted whole, definitions in reading order.
+        // Footnote definitions: the run cmark-gfm leaves at the end is arranged as a whole
+        // document's would be; the blocks before it are streamed.
         "b[^2] a[^1]\n\n[^1]: one\n\n[^2]: two\n\nafter",
+        "[^a]: first\n\n[^a]: second, dropped\n\ntext[^a]",
+        "text[^a]\n\n[^a]: refers to [^b]\n\n[^b]: kept only for a",
+        "text[^a]\n\n[^x]: dropped, refers to [^c]\n\n[^a]: a\n\n[^c]: only the dropped one refers to me",
+        "text[^a]\n\n[^a]: a\n\n<!-- never closed\n\n[^b]: after the comment",
+        "[^a]: before everything\n\n<div>\n\ntext[^a] and [^b]\n\n[^b]: b",
+        "> quoted[^q]\n>\n> [^q]: in the quote\n\n- item[^i]\n\n  [^i]: in the item",
+        "[^only]: a document of definitions\n\n[^only]\n",
         "[^x]: never referenced\n\ntext",
         "> quote\n\nparagraph\n\n> quote again\n> > nested\n\n- a\n- b\n\n  c",
         "",

@@ -4,8 +4,9 @@ import QuireConfig
 import QuireMarkup
 import QuireModel
 
-// Markdown import → export → import: any text imports (a typed error is allowed), its export
-// imports again without losing visible text, and after that one round export is a fixpoint.
+// Markdown import → export → import: any text imports (a typed error is allowed), block by block
+// as the parser streams them the same as whole, its export imports again without losing visible
+// text, and after that one round export is a fixpoint.
 
 struct MarkdownRoundTrip: Sendable {
     let registry: NodeRegistry
@@ -19,6 +20,19 @@ struct MarkdownRoundTrip: Sendable {
         let state = try importer.makeState(try parser.parse(text), registry: registry)
         let document = try exporter.makeDocument(state)
         return (document, try serializer.serialize(document))
+    }
+
+    /// Whether importing `text` block by block as the parser streams them builds the state the
+    /// whole document's import builds (keys included); a typed error either way counts as equal
+    /// only when both refuse it.
+    func streamsAsWhole(_ text: String) -> Bool {
+        let whole = Result { () throws(MarkupError) in try importer.makeState(try parser.parse(text), registry: registry) }
+        let streamed = Result { () throws(MarkupError) in try importer.makeState(parsing: text, with: parser, registry: registry) }
+        switch (whole, streamed) {
+        case (.success(let a), .success(let b)): return LexicalJSON.exportBytes(a, prettyPrinted: false) == LexicalJSON.exportBytes(b, prettyPrinted: false)
+        case (.failure, .failure): return true
+        default: return false
+        }
     }
 }
 
@@ -56,6 +70,9 @@ let roundTrip: MarkdownRoundTrip = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)
+    if !roundTrip.streamsAsWhole(text) {
+        fuzzFailure("MarkdownFuzz", "the streamed import differs from the whole document's\n--- input:\n\(text)")
+    }
     let first: (document: MarkupDocument, markdown: String)
     do {
         first = try roundTrip.round(text)
