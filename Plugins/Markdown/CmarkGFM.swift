@@ -49,13 +49,29 @@ public enum CmarkGFM {
         return try parseLocked(bytes, options: options, body)
     }
 
+    /// A parser per set of options, kept between documents and used under `parseLock` only.
+    /// cmark_parser_finish leaves a parser as new, its extensions still attached, and making one
+    /// (five extensions attached, then freed) costs more than parsing a short paragraph, which the
+    /// markdown writer's read-back does for many blocks of a document.
+    nonisolated(unsafe) private static var parsers: [Int32: OpaquePointer] = [:]
+
     private static func parseLocked<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32, _ body: (OpaquePointer, CmarkNode) throws(MarkupError) -> T) throws(MarkupError) -> T {
-        let parser = try makeParser(options: options)
-        defer { cmark_parser_free(parser) }
+        let parser: OpaquePointer
+        if let kept = parsers[options] {
+            parser = kept
+        } else {
+            parser = try makeParser(options: options)
+            parsers[options] = parser
+        }
         bytes.withMemoryRebound(to: CChar.self) { chars in
             cmark_parser_feed(parser, chars.baseAddress, chars.count)
         }
-        guard let root = cmark_parser_finish(parser) else { throw .parserFailure("cmark_parser_finish returned NULL") }
+        guard let root = cmark_parser_finish(parser) else {
+            // Not left as new: the next document gets a parser of its own.
+            parsers[options] = nil
+            cmark_parser_free(parser)
+            throw .parserFailure("cmark_parser_finish returned NULL")
+        }
         defer { cmark_node_free(root) }
         return try body(parser, root)
     }

@@ -82,3 +82,21 @@ import Testing
         #expect(streamed == whole)
     }
 }
+
+/// cmark-gfm's parser is kept between documents: nothing of one document (link reference
+/// definitions, footnote definitions, an unclosed HTML block, a table) reaches the next.
+@Suite struct KeptParserTests {
+    @Test(arguments: [
+        ("[a]: /first\n\n[a]", "[a]\n", "<p>[a]</p>\n"),
+        ("text[^1]\n\n[^1]: note", "[^1]\n", "<p>[^1]</p>\n"),
+        ("<!-- never closed\n", "after *emphasis*\n", "<p>after <em>emphasis</em></p>\n"),
+        ("| a | b |\n| - | - |\n| 1 | 2 |", "| c |\n", "<p>| c |</p>\n"),
+        ("> quote\n- list", "plain\n", "<p>plain</p>\n"),
+    ])
+    func aDocumentReadsAsIfItWereTheFirst(first: String, second: String, html: String) throws {
+        _ = try CmarkGFM.html(first)
+        #expect(try CmarkGFM.html(second) == html)
+        _ = try MarkdownFormat().parse(first)
+        #expect(try CmarkGFM.html(second) == html)
+    }
+}
