@@ -76,6 +76,13 @@ struct CmarkConverter {
         return String(cString: pointer)
     }
 
+    /// The text of a text, code or inline HTML node, read from its chunk: cmark_node_get_literal
+    /// makes a NUL-terminated copy of the chunk first (a C allocation per node), then its length
+    /// is counted again. cmark-gfm's input has no NUL (it reads one as U+FFFD).
+    func inlineLiteral(_ node: CmarkNode) -> String {
+        Self.string(node.pointee.as.literal)
+    }
+
     func typeString(_ node: CmarkNode) -> String {
         guard let pointer = cmark_node_get_type_string(node) else { return "" }
         return String(cString: pointer)
@@ -140,7 +147,7 @@ struct CmarkConverter {
     /// block right before it, before which unwrapped definitions go) is arranged as
     /// ``document(_:)`` arranges it. The blocks before it are handed over as they are made, and
     /// stand in that arrangement as one paragraph of their footnote references, in order: all
-    /// it reads of them.
+    /// it reads of them. Each block's cmark nodes are freed once it is converted.
     mutating func convertBlocks(_ root: CmarkNode, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
         var tailStart: CmarkNode?
         if let last = cmark_node_last_child(root), cmark_node_get_type(last) == CMARK_NODE_FOOTNOTE_DEFINITION {
@@ -154,9 +161,12 @@ struct CmarkConverter {
         var child = cmark_node_first_child(root)
         while let current = child, current != tailStart {
             appendBlock(current, depth: 0, to: &blocks)
+            child = cmark_node_next(current)
+            // Freed while its nodes are still in the cache, rather than with the whole tree.
+            cmark_node_unlink(current)
+            cmark_node_free(current)
             for block in blocks { try eachBlock(block) }
             blocks.removeAll(keepingCapacity: true)
-            child = cmark_node_next(current)
         }
         guard let references = footnoteReferences else { return }
         footnoteReferences = nil
@@ -418,15 +428,15 @@ struct CmarkConverter {
     mutating func inline(_ node: CmarkNode, depth: Int) -> MarkupInline {
         let range = self.range(node)
         switch cmark_node_get_type(node) {
-        case CMARK_NODE_TEXT: return MarkupInline(.text(literal(node)), range: range)
+        case CMARK_NODE_TEXT: return MarkupInline(.text(inlineLiteral(node)), range: range)
         case CMARK_NODE_SOFTBREAK:
             _ = nextLineEndingIsSpaces()
             return MarkupInline(.softBreak, range: range)
         case CMARK_NODE_LINEBREAK:
             return MarkupInline(.lineBreak, range: range, details: nextLineEndingIsSpaces() ? [MarkupDetails.spaces: true] : [:])
-        case CMARK_NODE_CODE: return MarkupInline(.code(literal(node)), range: range)
+        case CMARK_NODE_CODE: return MarkupInline(.code(inlineLiteral(node)), range: range)
         case CMARK_NODE_HTML_INLINE:
-            let html = literal(node)
+            let html = inlineLiteral(node)
             for byte in html.utf8 where byte == 0x0A { lineEndingIndex += 1 }
             return MarkupInline(.html(html), range: range)
         case CMARK_NODE_EMPH:
