@@ -236,7 +236,8 @@ struct Reader {
             default: literal += FlatString.render(child.key, in: state)
             }
         }
-        return literal + "\n"
+        literal += "\n"
+        return literal
     }
 
     func list(_ node: Node, intent: BlockIntent, details: JSONObject) throws(MarkupError) -> MarkupBlock {

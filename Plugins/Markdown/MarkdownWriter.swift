@@ -912,13 +912,25 @@ struct InlineWriter {
     /// what the next reading gives keeps the read-back check honest.
     static func withHTMLLaterLinesUnindented(_ inlines: [MarkupInline]) -> ([MarkupInline], opening: Substring)? {
         replacing(inlines) { inline in
-            guard case .html(let html) = inline.intent, html.contains("\n ") || html.contains("\n\t") else { return nil }
+            guard case .html(let html) = inline.intent, hasIndentedLaterLine(html) else { return nil }
             let lines = html.split(separator: "\n", omittingEmptySubsequences: false)
             let unindented = ([lines[0]] + lines.dropFirst().map { $0.drop { $0 == " " || $0 == "\t" } }).joined(separator: "\n")
             var copy = inline
             copy.intent = .html(unindented)
             return (copy, html.prefix(40))
         }
+    }
+
+    /// Whether a line after the first of `html` starts with a space or a tab: a byte scan, where
+    /// searching for the two strings went through the generic substring search for every HTML
+    /// inline of every block.
+    static func hasIndentedLaterLine(_ html: String) -> Bool {
+        var afterNewline = false
+        for byte in html.utf8 {
+            if afterNewline && (byte == 0x20 || byte == 0x09) { return true }
+            afterNewline = byte == 0x0A
+        }
+        return false
     }
 
     /// `inlines`, their children included, with each inline `replacement` gives a replacement

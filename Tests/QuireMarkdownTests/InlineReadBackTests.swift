@@ -247,3 +247,18 @@ enum MarkdownFuzzFindings {
         #expect(!MarkdownFuzzFindings.files(in: "fuzz-fixed").isEmpty)
     }
 }
+
+/// Raw inline HTML whose later lines are indented is written with them unindented (what the next
+/// reading gives), whether a space or a tab indents them; HTML without such lines is kept as is.
+@Suite struct IndentedInlineHTMLTests {
+    @Test(arguments: [
+        ("a <span\n   title=\"x\">b</span>", "a <span\ntitle=\"x\">b</span>\n"),
+        ("a <span\n\ttitle=\"x\">b</span>", "a <span\ntitle=\"x\">b</span>\n"),
+        ("a <span\ntitle=\"x\">b</span>", "a <span\ntitle=\"x\">b</span>\n"),
+        ("a <span title=\"x  y\">b</span>", "a <span title=\"x  y\">b</span>\n"),
+    ])
+    func laterLinesOfInlineHTMLAreWrittenUnindented(markdown: String, written: String) throws {
+        let converter = BuiltIns.converter
+        #expect(try converter.markdown(from: converter.state(fromMarkdown: markdown)) == written)
+    }
+}
