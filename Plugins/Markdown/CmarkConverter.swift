@@ -137,7 +137,7 @@ struct CmarkConverter {
         // A definition kept only for a reference in a definition cmark-gfm dropped would be
         // dropped on the next reading: its blocks are kept where that reading puts them.
         // And definitions come in the order the next reading gives them.
-        return MarkupDocument(blocks: FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks))
+        return MarkupDocument(blocks: FootnoteDefinitions.arranged(blocks).blocks)
     }
 
     /// The blocks of ``document(_:)``, handed to `eachBlock` one top-level block at a time.
@@ -175,7 +175,7 @@ struct CmarkConverter {
             appendBlock(current, depth: 0, to: &blocks)
             child = cmark_node_next(current)
         }
-        for block in FootnoteDefinitions.inReadingOrder(FootnoteDefinitions.unwrappingUnwritten(blocks).blocks).dropFirst() { try eachBlock(block) }
+        for block in FootnoteDefinitions.arranged(blocks).blocks.dropFirst() { try eachBlock(block) }
     }
 
     mutating func childBlocks(_ node: CmarkNode, depth: Int) -> [MarkupBlock] {

@@ -12,21 +12,28 @@ struct FootnoteDefinitions {
     var defined: Set<String> = []
     var losses: [MarkupLoss] = []
 
-    /// `blocks` with every definition markdown would drop replaced by its blocks, and a loss for
-    /// each.
+    /// `blocks` (a document's) as markdown keeps them: every definition it would drop replaced
+    /// by its blocks (``unwrapping(_:)``, a loss for each), then the definitions that end them in
+    /// reading order (``inReadingOrder(_:prefixReferences:)``). The document's footnote labels
+    /// are collected once for both.
     ///
     /// - Complexity: O(n) in the blocks' size.
-    static func unwrappingUnwritten(_ blocks: [MarkupBlock]) -> (blocks: [MarkupBlock], losses: [MarkupLoss]) {
+    static func arranged(_ blocks: [MarkupBlock]) -> (blocks: [MarkupBlock], losses: [MarkupLoss]) {
         // Most documents have no footnotes: their blocks are looked at, never their inlines.
         guard containsDefinition(blocks) else { return (blocks, []) }
         let (references, definitions) = labels(in: blocks)
         let referenced = Set(references.map(footnoteKey))
         let defined = definitions.map(footnoteKey)
-        // Most documents keep every definition: they are left as they are, not copied.
-        guard Set(defined).count < defined.count || !defined.allSatisfy(referenced.contains) else { return (blocks, []) }
+        // Most documents keep every definition: they are left as they are, not copied, and the
+        // references before their trailing definitions are the first of all references (the
+        // definitions are walked last).
+        guard Set(defined).count < defined.count || !defined.allSatisfy(referenced.contains) else {
+            let tail = labels(in: blocks[trailingDefinitionsStart(blocks)...]).references
+            return (inReadingOrder(blocks, prefixReferences: Array(references.dropLast(tail.count))), [])
+        }
         var unwrapping = FootnoteDefinitions(referenced: referenced)
         let result = unwrapping.unwrapping(blocks) ?? blocks
-        return (result, unwrapping.losses)
+        return (inReadingOrder(result), unwrapping.losses)
     }
 
     /// `blocks` with every definition that would be dropped replaced by its blocks, at every
@@ -84,7 +91,9 @@ struct FootnoteDefinitions {
     /// of the text; in that order, written at the end, they would come back in another.
     ///
     /// - Complexity: O(n) in the size of the blocks.
-    static func inReadingOrder(_ blocks: [MarkupBlock]) -> [MarkupBlock] {
+    /// `prefixReferences`, when given, are the labels of the references in the blocks before the
+    /// definitions, in order (else they are collected).
+    static func inReadingOrder(_ blocks: [MarkupBlock], prefixReferences: [String]? = nil) -> [MarkupBlock] {
         let definitionsStart = trailingDefinitionsStart(blocks)
         guard blocks.count - definitionsStart > 1 else { return blocks }
         var remaining: [String: Int] = [:]
@@ -94,7 +103,7 @@ struct FootnoteDefinitions {
             }
         }
         var ordered: [MarkupBlock] = []
-        var queue = labels(in: blocks[..<definitionsStart]).references
+        var queue = prefixReferences ?? labels(in: blocks[..<definitionsStart]).references
         var next = 0
         var unreached = definitionsStart
         while ordered.count < blocks.count - definitionsStart {

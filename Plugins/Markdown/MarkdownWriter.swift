@@ -43,9 +43,9 @@ public struct MarkdownWriter: Sendable {
     /// - Complexity: as ``write(_:)``.
     public func writeReportingLosses(_ document: MarkupDocument) -> (text: String, losses: [MarkupLoss]) {
         var writer = BlockWriter()
-        let (blocks, losses) = FootnoteDefinitions.unwrappingUnwritten(document.blocks)
+        let (blocks, losses) = FootnoteDefinitions.arranged(document.blocks)
         writer.losses = losses
-        writer.blocks(FootnoteDefinitions.beforeTrailingHTML(FootnoteDefinitions.inReadingOrder(blocks)), tight: false)
+        writer.blocks(FootnoteDefinitions.beforeTrailingHTML(blocks), tight: false)
         return (writer.output, writer.losses)
     }
 }

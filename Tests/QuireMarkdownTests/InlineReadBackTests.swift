@@ -262,3 +262,20 @@ enum MarkdownFuzzFindings {
         #expect(try converter.markdown(from: converter.state(fromMarkdown: markdown)) == written)
     }
 }
+
+/// The writer puts footnote definitions in the order a reader meets their first references (the
+/// text's, then each definition's as it is reached), which is the order the next reading keeps.
+@Suite struct FootnoteOrderTests {
+    @Test(arguments: [
+        ("b[^2] a[^1]\n\n[^1]: one\n\n[^2]: two\n", ["[^2]:", "[^1]:"]),
+        ("x[^c] y[^a]\n\n[^a]: refers to [^b]\n\n[^b]: bee\n\n[^c]: cee\n", ["[^c]:", "[^a]:", "[^b]:"]),
+        ("> q[^z]\n\nt[^y]\n\n[^y]: why\n\n[^z]: zed\n", ["[^z]:", "[^y]:"]),
+    ])
+    func definitionsComeInTheOrderOfTheirFirstReferences(markdown: String, order: [String]) throws {
+        let converter = BuiltIns.converter
+        let written = try converter.markdown(from: converter.state(fromMarkdown: markdown))
+        let positions = order.map { label in written.range(of: "\n" + label).map { written.distance(from: written.startIndex, to: $0.lowerBound) } }
+        #expect(positions.allSatisfy { $0 != nil }, "\(written)")
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(written)")
+    }
+}
