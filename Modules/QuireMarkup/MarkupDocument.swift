@@ -197,6 +197,15 @@ public struct MarkupInline: Hashable, Sendable {
         self.details = details
     }
 
+    /// Whether `self` and `other` mean and write the same, wherever they came from: equal but
+    /// for the ranges, at every depth.
+    ///
+    /// - Complexity: O(n) in the subtrees' size.
+    public func equalsIgnoringRanges(_ other: MarkupInline) -> Bool {
+        intent == other.intent && details == other.details && children.count == other.children.count
+            && zip(children, other.children).allSatisfy { $0.equalsIgnoringRanges($1) }
+    }
+
     /// The plain text of the node and its children (alt text of an image, text of a link).
     ///
     /// - Complexity: O(n) in the subtree's size.

@@ -64,8 +64,8 @@ enum InlineReadBack {
         return Written(lines: first.lines, droppedFormats: false)
     }
 
-    /// `lines` when they read back as `meaning`, and when what they read back as is written the
-    /// same way: what the next import and export of the document writes. A read-back whose
+    /// `lines` (`meaning` written) when they read back as `meaning`, and when what they read back
+    /// as is written the same way: what the next import and export of the document writes. A read-back whose
     /// writing differs (the writer chose delimiters from details the source did not have) is
     /// followed, up to three times, for as long as it keeps the meaning.
     static func settled(_ lines: [String], meaning: [MarkupInline], context: InlineWriter.Context,
@@ -74,8 +74,11 @@ enum InlineReadBack {
         let meant = normalized(meaning, breaksAreSpaces: breaksAreSpaces)
         let labels = footnoteLabels(meaning)
         var current = lines
-        for _ in 0..<3 {
+        for attempt in 0..<3 {
             guard let read = readBack(current, context: context, footnotes: labels), normalized(read, breaksAreSpaces: breaksAreSpaces) == meant else { return nil }
+            // `lines` are `meaning` written (every caller's), and writing reads no range: what
+            // reads back as `meaning` itself is written as `lines` again, without writing it.
+            if attempt == 0, read.count == meaning.count, zip(read, meaning).allSatisfy({ $0.equalsIgnoringRanges($1) }) { return current }
             let again = write(read).lines
             if again == current { return current }
             current = again

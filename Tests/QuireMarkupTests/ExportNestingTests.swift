@@ -63,3 +63,22 @@ import Testing
         #expect(Reader.nested(leaves) == [MarkupInline(.strong, children: [MarkupInline(.text("a"))]), MarkupInline(.text("b"))])
     }
 }
+
+/// Two inlines are equal but for their ranges only when intents, details and children agree at
+/// every depth.
+@Suite struct InlineEqualityIgnoringRangesTests {
+    static let here = SourceRange(start: SourcePosition(line: 1, column: 1, byteOffset: 0), end: SourcePosition(line: 1, column: 4, byteOffset: 3))
+    static let there = SourceRange(start: SourcePosition(line: 9, column: 2, byteOffset: 80), end: SourcePosition(line: 9, column: 5, byteOffset: 83))
+
+    @Test func rangesAreIgnoredAndEverythingElseCounts() {
+        let a = MarkupInline(.emphasis, children: [MarkupInline(.text("x"), range: Self.here)], range: Self.here, details: ["delimiter": "_"])
+        let b = MarkupInline(.emphasis, children: [MarkupInline(.text("x"), range: Self.there)], range: nil, details: ["delimiter": "_"])
+        #expect(a != b)
+        #expect(a.equalsIgnoringRanges(b) && b.equalsIgnoringRanges(a))
+        #expect(!a.equalsIgnoringRanges(MarkupInline(.emphasis, children: [MarkupInline(.text("x"))])))
+        #expect(!a.equalsIgnoringRanges(MarkupInline(.strong, children: [MarkupInline(.text("x"))], details: ["delimiter": "_"])))
+        #expect(!a.equalsIgnoringRanges(MarkupInline(.emphasis, children: [MarkupInline(.text("y"))], details: ["delimiter": "_"])))
+        #expect(!a.equalsIgnoringRanges(MarkupInline(.emphasis, children: [MarkupInline(.text("x")), MarkupInline(.text("x"))], details: ["delimiter": "_"])))
+        #expect(!a.equalsIgnoringRanges(MarkupInline(.emphasis, children: [], details: ["delimiter": "_"])))
+    }
+}
