@@ -290,21 +290,21 @@ enum ChangeCodec {
                     content = .insert(left: l, right: rr, content: -1, count: Int32(k))
                 case .delete:
                     let k = try r.count("span count", minBytes: 3)
-                    var spans: [DelSpan] = []
-                    // Allocated once at its size: growing from empty costs twice as much.
-                    spans.reserveCapacity(k)
-                    for _ in 0..<k {
-                        let pi = try r.int(max: t.peers.count, "span peer")
-                        let back = try r.zigzag()
-                        guard back <= Int64(c), Int64(c) - back <= Int64(Int32.max) else {
-                            throw CRDTError.malformedBytes(offset: at, reason: "delete span start out of range")
+                    // Allocated once at its size (growing from empty costs twice as much).
+                    let spans = try [DelSpan].written(count: k) { (out) throws(CRDTError) in
+                        for i in 0..<k {
+                            let pi = try r.int(max: t.peers.count, "span peer")
+                            let back = try r.zigzag()
+                            guard back <= Int64(c), Int64(c) - back <= Int64(Int32.max) else {
+                                throw CRDTError.malformedBytes(offset: at, reason: "delete span start out of range")
+                            }
+                            let start = OpCounter(Int64(c) - back)
+                            let len = try r.zigzag()
+                            guard len != 0, Int64(start) + len <= Int64(Int32.max), Int64(start) + len >= -1, abs(len) < Int64(Int32.max) else {
+                                throw CRDTError.malformedBytes(offset: at, reason: "bad delete span")
+                            }
+                            out.initializeElement(at: i, to: DelSpan(peer: pi == 0 ? peer : t.peers[pi - 1], start: start, length: Int32(len)))
                         }
-                        let start = OpCounter(Int64(c) - back)
-                        let len = try r.zigzag()
-                        guard len != 0, Int64(start) + len <= Int64(Int32.max), Int64(start) + len >= -1, abs(len) < Int64(Int32.max) else {
-                            throw CRDTError.malformedBytes(offset: at, reason: "bad delete span")
-                        }
-                        spans.append(DelSpan(peer: pi == 0 ? peer : t.peers[pi - 1], start: start, length: Int32(len)))
                     }
                     guard !spans.isEmpty else { throw CRDTError.malformedBytes(offset: at, reason: "empty delete") }
                     content = .delete(spans)

@@ -26,7 +26,7 @@ extension FugueSequence {
         // neighbours: nothing lies between them, so the run goes right after its left origin,
         // found with one lookup instead of one per origin and a scan.
         if let slot = adjacentSlot(left: left, right: right) {
-            insertElem(elem, leaf: slot.leaf, at: slot.index)
+            slot.withLeaf { insertElem(elem, leaf: $0, at: slot.index) }
             guard wantPosition, let c = cursor(of: elem.id) else { return 0 }
             return prefix(of: c).count
         }
@@ -110,23 +110,26 @@ extension FugueSequence {
     /// The slot right after `left` (the start of the sequence when nil) when the element there
     /// starts exactly at `right` (the end of the sequence when nil), splitting after `left`.
     /// - Complexity: O(log r + L) for r index runs of the peer, leaf capacity L.
-    private func adjacentSlot(left: OpID?, right: OpID?) -> (leaf: SeqNode, index: Int)? {
-        var leaf = firstLeaf
-        var index = 0
+    private func adjacentSlot(left: OpID?, right: OpID?) -> SeqCursor? {
+        let slot: SeqCursor
+        // The first leaf only when there is no left origin: walking down to it retained every node.
         if let left {
             guard let c = splitAfter(left) else { return nil }
-            leaf = c.leaf
-            index = c.index + 1
+            slot = SeqCursor(leaf: c.leaf, index: c.index + 1, offset: 0)
+        } else {
+            slot = SeqCursor(leaf: firstLeaf, index: 0, offset: 0)
         }
-        // The next element in document order (leaves can be empty only in an empty sequence).
-        var l: SeqNode? = leaf
-        var i = index
-        while let x = l, i >= x.elems.count { l = x.next; i = 0 }
-        guard let next = l else { return right == nil ? (leaf, index) : nil }
+        // The next element in document order (leaves can be empty only in an empty sequence),
+        // found through unowned references and read in place (see SeqCursor).
+        var next: SeqCursor? = slot
+        while let x = next, x.index >= x.withLeaf({ $0.elems.count }) {
+            next = x.withLeaf { $0.next }.map { SeqCursor(leaf: $0, index: 0, offset: 0) }
+        }
+        guard let next else { return right == nil ? slot : nil }
         guard let right else { return nil }
-        let e = next.elems[i]
+        let e = next.elem
         guard e.peer == right.peer, e.counter == right.counter else { return nil }
-        return (leaf, index)
+        return slot
     }
 
     /// Marks the elements of `span` deleted; reports each newly deleted visible piece as
@@ -137,20 +140,21 @@ extension FugueSequence {
         while c < span.end {
             let id = OpID(peer: span.peer, counter: c)
             guard let cur = splitBefore(id) else { return }
-            let e = cur.leaf.elems[cur.index]
-            let take = min(span.end - c, e.length)
+            // Elements are read and leaves handed on through the cursor in place (see SeqCursor).
+            let length = cur.elem.length
+            let take = min(span.end - c, length)
             var cur2 = cur
-            if take < e.length, split(cur.leaf, cur.index, at: take) == nil {
+            if take < length, cur.withLeaf({ split($0, cur.index, at: take) }) == nil {
                 guard let again = cursor(of: id) else { return }
                 cur2 = again
             }
-            let piece = cur2.leaf.elems[cur2.index]
+            let piece = cur2.elem
             if piece.visible {
                 let pos = wantPositions ? prefix(of: cur2).count : 0
-                markDeleted(cur2.leaf, cur2.index, count: take)
+                cur2.withLeaf { markDeleted($0, cur2.index, count: take) }
                 report(pos, Int(take))
             } else if !piece.deleted {
-                markDeleted(cur2.leaf, cur2.index, count: take)
+                cur2.withLeaf { markDeleted($0, cur2.index, count: take) }
             }
             c += take
         }

@@ -141,6 +141,15 @@ struct SeqCursor {
     unowned(unsafe) var leaf: SeqNode
     var index: Int
     var offset: Int32
+
+    /// Runs `body` with the leaf unretained (the tree owns it throughout): handing the unowned
+    /// reference to a function retained and released it around every call.
+    @discardableResult @inline(__always) func withLeaf<R>(_ body: (SeqNode) -> R) -> R {
+        Unmanaged.passUnretained(leaf)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The element under the cursor, read in place (indexing retained the leaf and its array).
+    @inline(__always) var elem: Elem { leaf.elems.withUnsafeBufferPointer { $0[index] } }
 }
 
 /// A run of the ID index: counters `start ..< end` of one peer live in `leaf`.
@@ -148,6 +157,88 @@ struct IndexRun {
     var start: OpCounter
     var end: OpCounter
     unowned(unsafe) var leaf: SeqNode
+}
+
+/// One peer's index runs in counter order, kept in chunks of at most `chunkCapacity` runs: a
+/// run inserted in the middle (a leaf split re-indexing part of a run) shifts one chunk, not
+/// every run of the peer, which a long history has tens of thousands of. Chunks are never empty.
+struct PeerRuns {
+    static let chunkCapacity = 128
+    var chunks: [[IndexRun]] = []
+    /// The end of each chunk's last run: the binary search for a counter's chunk reads only these.
+    var ends: [OpCounter] = []
+
+    init() {}
+
+    /// The index of runs already sorted by counter and disjoint.
+    /// - Complexity: O(r).
+    init(sorted runs: [IndexRun]) {
+        var i = 0
+        while i < runs.count {
+            let chunk = Array(runs[i..<min(runs.count, i + Self.chunkCapacity)])
+            chunks.append(chunk)
+            ends.append(chunk[chunk.count - 1].end)
+            i += Self.chunkCapacity
+        }
+    }
+
+    /// Records that counters `start ..< end` live in `leaf`, replacing what they pointed at.
+    /// - Complexity: O(log r + C + k) for r runs, chunk capacity C, k runs overwritten.
+    mutating func assign(start: OpCounter, end: OpCounter, leaf: SeqNode) {
+        guard let lastEnd = ends.last else {
+            chunks = [[IndexRun(start: start, end: end, leaf: leaf)]]
+            ends = [end]
+            return
+        }
+        // New counters (the usual case): extend the last run or append, in a new chunk when full.
+        if lastEnd <= start {
+            let c = chunks.count - 1
+            let extends = lastEnd == start && chunks[c][chunks[c].count - 1].leaf === leaf
+            if extends || chunks[c].count < Self.chunkCapacity {
+                FugueSequence.assign(&chunks[c], start: start, end: end, leaf: leaf)
+                ends[c] = end
+            } else {
+                chunks.append([IndexRun(start: start, end: end, leaf: leaf)])
+                ends.append(end)
+            }
+            return
+        }
+        // The chunk of the first run ending after `start`; the range stays in it unless it
+        // reaches the runs of the next chunk.
+        let a = ends.partitioningIndex { $0 > start }
+        var b = a
+        while b + 1 < chunks.count, chunks[b + 1][0].start < end { b += 1 }
+        if b > a {
+            var merged = Array(chunks[a...b].joined())
+            FugueSequence.assign(&merged, start: start, end: end, leaf: leaf)
+            let pieces = PeerRuns(sorted: merged)
+            chunks.replaceSubrange(a...b, with: pieces.chunks)
+            ends.replaceSubrange(a...b, with: pieces.ends)
+            return
+        }
+        FugueSequence.assign(&chunks[a], start: start, end: end, leaf: leaf)
+        let count = chunks[a].count
+        ends[a] = chunks[a][count - 1].end
+        if count > Self.chunkCapacity {
+            let right = Array(chunks[a][(count / 2)...])
+            chunks[a].removeSubrange((count / 2)...)
+            ends[a] = chunks[a][count / 2 - 1].end
+            chunks.insert(right, at: a + 1)
+            ends.insert(right[right.count - 1].end, at: a + 1)
+        }
+    }
+
+    /// The run holding `counter`, if any.
+    /// - Complexity: O(log r).
+    @inline(__always) func run(containing counter: OpCounter) -> IndexRun? {
+        let a = ends.withUnsafeBufferPointer { ends in ends.partitioningIndex { $0 > counter } }
+        guard a < chunks.count else { return nil }
+        return chunks[a].withUnsafeBufferPointer { runs in
+            let lo = runs.partitioningIndex { $0.end > counter }
+            guard lo < runs.count, runs[lo].start <= counter else { return nil }
+            return runs[lo]
+        }
+    }
 }
 
 /// The Fugue sequence of one text or list container: a run-length-encoded B-tree of elements in
@@ -164,7 +255,7 @@ final class FugueSequence {
     /// Where each peer's elements live: peer → slot, and per slot the sorted index runs.
     @exclusivity(unchecked) var indexSlots: [PeerID: Int] = [:]
     @exclusivity(unchecked) var indexPeers: [PeerID] = []
-    @exclusivity(unchecked) var indexRuns: [[IndexRun]] = []
+    @exclusivity(unchecked) var indexRuns: [PeerRuns] = []
     /// The slot used last by a mutation; lookups try it before hashing (reads never write it).
     @exclusivity(unchecked) var hotSlot = 0
     /// The run the last local insert extended and the visible position right after it; any
@@ -258,7 +349,8 @@ final class FugueSequence {
     // MARK: ID index
 
     /// Records that counters `start ..< end` of `peer` live in `leaf`.
-    /// - Complexity: O(log r + k) for r runs of the peer, k runs overwritten (plus array shifting).
+    /// - Complexity: O(log r + C + k) for r runs of the peer, index chunk capacity C, k runs
+    ///   overwritten.
     func assignIndex(peer: PeerID, start: OpCounter, end: OpCounter, leaf: SeqNode) {
         let s: Int
         if let existing = slot(of: peer) {
@@ -266,11 +358,11 @@ final class FugueSequence {
         } else {
             s = indexPeers.count
             indexPeers.append(peer)
-            indexRuns.append([])
+            indexRuns.append(PeerRuns())
             indexSlots[peer] = s
         }
         hotSlot = s
-        FugueSequence.assign(&indexRuns[s], start: start, end: end, leaf: leaf)
+        indexRuns[s].assign(start: start, end: end, leaf: leaf)
     }
 
     /// The index slot of a peer.
@@ -280,7 +372,9 @@ final class FugueSequence {
         return indexSlots[peer]
     }
 
-    private static func assign(_ runs: inout [IndexRun], start: OpCounter, end: OpCounter, leaf: SeqNode) {
+    /// Records `start ..< end` → `leaf` in sorted disjoint runs (one chunk of ``PeerRuns``).
+    /// - Complexity: O(log r + k) for r runs, k runs overwritten, plus shifting the runs after.
+    static func assign(_ runs: inout [IndexRun], start: OpCounter, end: OpCounter, leaf: SeqNode) {
         // Fast path: append or extend at the end.
         if let last = runs.last, last.end <= start {
             if last.end == start && last.leaf === leaf { runs[runs.count - 1].end = end } else {
@@ -347,11 +441,7 @@ final class FugueSequence {
     /// - Complexity: O(log r).
     @inline(__always) func run(containing id: OpID) -> IndexRun? {
         guard let s = slot(of: id.peer) else { return nil }
-        return indexRuns[s].withUnsafeBufferPointer { runs in
-            let lo = runs.partitioningIndex { $0.end > id.counter }
-            guard lo < runs.count, runs[lo].start <= id.counter else { return nil }
-            return runs[lo]
-        }
+        return indexRuns[s].run(containing: id.counter)
     }
 
     /// The leaf holding `id`, if the element exists.
@@ -365,13 +455,14 @@ final class FugueSequence {
     /// The cursor at `id` (element containing it, offset inside).
     /// - Complexity: O(log r + L) for leaf capacity L.
     func cursor(of id: OpID) -> SeqCursor? {
-        guard let leaf = leaf(of: id) else { return nil }
-        // Scanned in place: enumerating the array would retain it and copy every element out.
-        let found: (Int, Int32)? = leaf.elems.withUnsafeBufferPointer { elems in
+        // The leaf stays unowned (a strong copy retained and released it) and is scanned in
+        // place: enumerating the array would retain it and copy every element out.
+        guard let run = run(containing: id) else { return nil }
+        let found: (Int, Int32)? = run.leaf.elems.withUnsafeBufferPointer { elems in
             for i in elems.indices where elems[i].contains(id) { return (i, id.counter - elems[i].counter) }
             return nil
         }
-        return found.map { SeqCursor(leaf: leaf, index: $0.0, offset: $0.1) }
+        return found.map { SeqCursor(leaf: run.leaf, index: $0.0, offset: $0.1) }
     }
 
     /// The summary of everything before the cursor.
@@ -567,7 +658,8 @@ final class FugueSequence {
     func splitBefore(_ id: OpID) -> SeqCursor? {
         guard var c = cursor(of: id) else { return nil }
         if c.offset > 0 {
-            if let i = split(c.leaf, c.index, at: c.offset) { return SeqCursor(leaf: c.leaf, index: i, offset: 0) }
+            let cut = c
+            if let i = cut.withLeaf({ split($0, cut.index, at: cut.offset) }) { return SeqCursor(leaf: c.leaf, index: i, offset: 0) }
             c = cursor(of: id)!
         }
         return c
@@ -576,10 +668,9 @@ final class FugueSequence {
     /// Ensures an element boundary right after `id`; returns the cursor of the element ending there.
     func splitAfter(_ id: OpID) -> SeqCursor? {
         guard let c = cursor(of: id) else { return nil }
-        let e = c.leaf.elems[c.index]
-        if c.offset + 1 < e.length {
+        if c.offset + 1 < c.elem.length {
             // The left part keeps its index unless the leaf itself split.
-            if split(c.leaf, c.index, at: c.offset + 1) != nil { return c }
+            if c.withLeaf({ split($0, c.index, at: c.offset + 1) }) != nil { return c }
             return cursor(of: id)
         }
         return c

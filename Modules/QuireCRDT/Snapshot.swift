@@ -62,7 +62,7 @@ extension FugueSequence {
             }
             indexSlots[peer] = indexPeers.count
             indexPeers.append(peer)
-            indexRuns.append(merged)
+            indexRuns.append(PeerRuns(sorted: merged))
         }
         guard !leaves.isEmpty else { root = SeqNode(leaf: true); return unique }
         var level = leaves

@@ -307,21 +307,24 @@ extension DocStorage {
         var currentContainer: ContainerID? = nil
         var current = BatchIDs()
         for ch in ready {
-            // Ops are validated in place: copying each out retained and released its content.
-            for i in ch.ops.indices {
-                if currentContainer.map({ $0 != ch.ops[i].container }) ?? true {
-                    if let previous = currentContainer { batches[previous] = current }
-                    currentContainer = ch.ops[i].container
-                    current = batches.removeValue(forKey: ch.ops[i].container) ?? BatchIDs()
-                }
-                let opCounter = ch.ops[i].counter
-                do {
-                    try validate(ch.ops[i], peer: ch.peer, lamport: ch.lamport + Lamport(opCounter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
-                } catch {
-                    // Name the refused operation, which importers map back to where it came from.
-                    let reason: String
-                    if case let .invalidReference(_, target, why) = error { reason = "refers to \(target): \(why)" } else { reason = error.description }
-                    throw .invalidReference(container: ch.ops[i].container, id: OpID(peer: ch.peer, counter: opCounter), reason: reason)
+            // Ops are validated in place, through the buffer: copying each out (which indexing
+            // the array still did) retained and released its content.
+            try ch.ops.withUnsafeBufferPointer { (ops) throws(CRDTError) in
+                for i in ops.indices {
+                    if currentContainer.map({ $0 != ops[i].container }) ?? true {
+                        if let previous = currentContainer { batches[previous] = current }
+                        currentContainer = ops[i].container
+                        current = batches.removeValue(forKey: ops[i].container) ?? BatchIDs()
+                    }
+                    let opCounter = ops[i].counter
+                    do throws(CRDTError) {
+                        try validate(ops[i], peer: ch.peer, lamport: ch.lamport + Lamport(opCounter - ch.counter), batch: &current, batchNodes: &batchNodes, batchElems: &batchElems)
+                    } catch {
+                        // Name the refused operation, which importers map back to where it came from.
+                        let reason: String
+                        if case let .invalidReference(_, target, why) = error { reason = "refers to \(target): \(why)" } else { reason = error.description }
+                        throw .invalidReference(container: ops[i].container, id: OpID(peer: ch.peer, counter: opCounter), reason: reason)
+                    }
                 }
             }
         }
