@@ -187,19 +187,16 @@ extension DocStorage {
         }
     }
 
-    /// Applies a remote change whose dependencies are present (already validated).
-    func apply(_ change: Change) {
-        var stored: [Op] = []
-        stored.reserveCapacity(change.ops.count)
+    /// Applies a remote change whose dependencies are present (already validated), turning its
+    /// ops into their stored form in place: when `change` holds the only reference to its ops
+    /// (an import's decoded changes), no op is copied and each decoded content is freed as it
+    /// is converted.
+    func apply(_ change: inout Change) {
         for i in change.ops.indices {
-            // Copied once and moved into the stored list (iterating copied each op twice).
-            var op = change.ops[i]
-            apply(&op, peer: change.peer, lamport: change.lamport + Lamport(op.counter - change.counter))
-            stored.append(consume op)
+            let counter = change.ops[i].counter
+            apply(&change.ops[i], peer: change.peer, lamport: change.lamport + Lamport(counter - change.counter))
         }
-        var ch = change
-        ch.ops = stored
-        changes[change.peer, default: []].append(ch)
+        changes[change.peer, default: []].append(change)
         version.extend(peer: change.peer, to: change.end)
         frontiers.advance(lastID: change.lastID, deps: change.deps)
         nextLamport = max(nextLamport, change.lamport + Lamport(change.length))
@@ -263,15 +260,18 @@ extension DocStorage {
 
     /// Imports decoded changes: validates everything first (throwing leaves the document
     /// unchanged), then applies what is ready in causal order and keeps the rest pending.
-    func importChanges(_ incoming: [Change]) throws(CRDTError) -> (applied: [IDSpan], pending: [IDSpan]) {
-        var candidates = pending + incoming
+    /// The decoded changes are taken over (`incoming` consumed, the lists below released before
+    /// applying) so that the ready list holds the only reference to their ops.
+    func importChanges(_ incoming: consuming [Change]) throws(CRDTError) -> (applied: [IDSpan], pending: [IDSpan]) {
+        var candidates = pending
+        candidates.append(contentsOf: consume incoming)
         candidates.sort { $0.lamport != $1.lamport ? $0.lamport < $1.lamport : $0.peer < $1.peer }
         var vv = version
         if !txnOps.isEmpty { vv.extend(peer: peer, to: txnCounter + txnLength) }
         var ready: [Change] = []
         var waiting: [Change] = []
         var progress = true
-        var remaining = candidates
+        var remaining = consume candidates
         while progress {
             progress = false
             waiting.removeAll()
@@ -329,7 +329,9 @@ extension DocStorage {
             }
         }
         commit()
-        for ch in ready { apply(ch) }
+        readyByPeer = [:]
+        remaining = []
+        for k in ready.indices { apply(&ready[k]) }
         pending = waiting
         func spans(_ list: [Change]) -> [IDSpan] { list.map { IDSpan(peer: $0.peer, start: $0.counter, end: $0.end) } }
         return (spans(ready), spans(waiting))
@@ -386,7 +388,7 @@ extension CRDTDocument {
             let u = other.exportUpdates(since: version)
             return try importUpdates(u)
         }
-        let (applied, pendingSpans) = try mutate().importChanges(incoming)
+        let (applied, pendingSpans) = try mutate().importChanges(consume incoming)
         return ImportStatus(applied: applied, pending: pendingSpans, event: takeEvents(.import))
     }
 }
