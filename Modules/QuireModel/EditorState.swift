@@ -130,26 +130,28 @@ public struct EditorState: Sendable {
     ///
     /// - Complexity: O(1) to create; each step of the iteration is one lookup.
     public func children(of key: NodeKey) -> Children {
-        Children(state: self, firstKey: nodes[key]?.firstChild)
+        Children(nodes: nodes, firstKey: nodes[key]?.firstChild)
     }
 
     /// The children of a node, followed through the sibling links.
     public struct Children: Sequence {
-        let state: EditorState
+        // The node storage alone, not the state: exporters take a sequence of children for
+        // every node, and a copy of the state retains and releases every storage it holds.
+        let nodes: TrackedNodes
         let firstKey: NodeKey?
 
         /// The first child, if any.
-        public var first: Node? { firstKey.flatMap { state[$0] } }
+        public var first: Node? { firstKey.flatMap { nodes[$0] } }
 
-        public func makeIterator() -> Iterator { Iterator(state: state, upcoming: firstKey) }
+        public func makeIterator() -> Iterator { Iterator(nodes: nodes, upcoming: firstKey) }
 
         /// Follows the sibling links from the first child.
         public struct Iterator: IteratorProtocol {
-            let state: EditorState
+            let nodes: TrackedNodes
             var upcoming: NodeKey?
 
             public mutating func next() -> Node? {
-                guard let key = upcoming, let node = state[key] else { return nil }
+                guard let key = upcoming, let node = nodes[key] else { return nil }
                 upcoming = node.nextSibling
                 return node
             }
