@@ -120,8 +120,7 @@ struct InlineLeaf {
     /// follow each other with only breaks or atoms between them, and no two code spans touch
     /// (the exporter would make either pair one); every link is at the top level, of non-empty
     /// text and code spans only, no two code spans touching. Most paragraphs with formats or
-    /// links are so; when
-    /// this says false, ``defaultReproduces(_:leaves:)`` decides.
+    /// links are so; when this says false, ``defaultReproduces(_:leaves:)`` decides.
     ///
     /// - Complexity: O(n) in the content's size.
     static func surelyReproduces(_ content: [MarkupInline]) -> Bool {

@@ -65,9 +65,9 @@ enum InlineReadBack {
     }
 
     /// `lines` (`meaning` written) when they read back as `meaning`, and when what they read back
-    /// as is written the same way: what the next import and export of the document writes. A read-back whose
-    /// writing differs (the writer chose delimiters from details the source did not have) is
-    /// followed, up to three times, for as long as it keeps the meaning.
+    /// as is written the same way: what the next import and export of the document writes. A
+    /// read-back whose writing differs (the writer chose delimiters from details the source did
+    /// not have) is followed, up to three times, for as long as it keeps the meaning.
     static func settled(_ lines: [String], meaning: [MarkupInline], context: InlineWriter.Context,
                         write: ([MarkupInline]) -> (lines: [String], needsReadBack: Bool)) -> [String]? {
         let breaksAreSpaces = context == .tableCell || context == .headingOneLine

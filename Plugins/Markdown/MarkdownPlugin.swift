@@ -35,9 +35,9 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
     }
 
     /// Parses markdown text as ``parse(_:)`` does, handing each top-level block to `eachBlock`
-    /// as soon as it is converted. A document with footnote definitions is converted whole
-    /// first: cmark-gfm moves the definitions it keeps to the document's end, and which of them
-    /// are kept and in what order depends on the references before them.
+    /// as soon as it is converted. Footnote definitions, which cmark-gfm moves to the document's
+    /// end, are handed over last, arranged as ``parse(_:)`` arranges them (which of them are
+    /// kept, and in what order, depends on the references before them).
     ///
     /// - Complexity: O(n) in the input size.
     public func parse(_ source: String, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
