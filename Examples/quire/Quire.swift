@@ -124,6 +124,56 @@ enum InputFile {
     }
 }
 
+/// A command's output: a file, created or emptied, or standard output for "-"; written in
+/// pieces, so that a large output (a big document's Lexical JSON) need not be held whole.
+struct OutputFile: ~Copyable {
+    struct WriteError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "cannot write \(path): \(reason)" }
+    }
+
+    let path: String
+    private let descriptor: Int32
+
+    /// Opens `path` for writing (mode 0644 when created), or standard output for "-".
+    init(_ path: String) throws {
+        self.path = path
+        if path == "-" {
+            descriptor = STDOUT_FILENO
+        } else {
+            let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard opened >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+            descriptor = opened
+        }
+    }
+
+    /// Writes all of `bytes`, however many calls the system takes.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += count
+        }
+    }
+
+    /// Writes `bytes` whole.
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Closes the file, reporting what the system could only report then (a full disk on a
+    /// network file system, say).
+    consuming func close() throws {
+        guard descriptor != STDOUT_FILENO else { return }
+        if Glibc.close(descriptor) != 0 { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+    }
+}
+
 extension Quire {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the flat string a text view shows for a document.")

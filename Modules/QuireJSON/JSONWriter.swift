@@ -126,6 +126,64 @@ public struct JSONWriter: Sendable {
         output.append(contentsOf: "null".utf8)
     }
 
+    // MARK: pieces
+
+    /// Hands the text written so far to `body`, then empties the output and keeps its storage:
+    /// for writing a long document out in pieces (to a file, say) instead of holding all of it,
+    /// where the one growing array cost as much in copies and fresh pages as the writing.
+    ///
+    /// - Complexity: O(1) besides `body`.
+    public mutating func flush<Failure: Error>(to body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        let result: Result<Void, Failure> = output.withUnsafeBytes { bytes in
+            do throws(Failure) { try body(bytes) } catch { return .failure(error) }
+            return .success(())
+        }
+        try result.get()
+        output.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes the text written so far, leaving the output empty.
+    ///
+    /// - Complexity: O(1).
+    public mutating func takeOutput() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &output)
+        return taken
+    }
+
+    /// Makes room for `count` bytes of output in all.
+    ///
+    /// - Complexity: O(n) in the bytes already written.
+    public mutating func reserveCapacity(_ count: Int) {
+        output.reserveCapacity(count)
+    }
+
+    /// A writer for values that follow this writer's in its innermost open container: the same
+    /// open containers, nothing written yet. One part of a long array can be written on another
+    /// thread while this writer writes the part before it; ``resume(after:)`` then puts the
+    /// continuation's text after this one's.
+    ///
+    /// This writer must write at least one value into the container before resuming (the
+    /// continuation writes a comma before its first value), and must not close it.
+    ///
+    /// - Complexity: O(d) for the d open containers.
+    public func continuation() -> JSONWriter {
+        var next = JSONWriter(prettyPrinted: prettyPrinted)
+        next.hasElements = hasElements
+        if !next.hasElements.isEmpty { next.hasElements[next.hasElements.count - 1] = true }
+        return next
+    }
+
+    /// Appends what `continuation` (made by ``continuation()``) has not handed out yet, and goes
+    /// on from where it stopped: its open containers, a value written or a key pending.
+    ///
+    /// - Complexity: O(m) for the m bytes appended.
+    public mutating func resume(after continuation: JSONWriter) {
+        output.append(contentsOf: continuation.output)
+        hasElements = continuation.hasElements
+        afterKey = continuation.afterKey
+    }
+
     // MARK: layout
 
     /// Puts the separator before a value: nothing after a key, a comma and a new line in an array.
@@ -158,18 +216,24 @@ public struct JSONWriter: Sendable {
 
     private mutating func newline(depth: Int) {
         guard prettyPrinted else { return }
-        output.append(UInt8(ascii: "\n"))
-        // Whole runs of spaces copied from one buffer: appending a `repeatElement` collection
-        // went through the generic path, a byte at a time (a tenth of a pretty export).
-        var remaining = depth * 2
+        // The line break and the indentation copied in one piece from one static buffer: an
+        // array there would be retained and released at every line, and from two threads
+        // writing parts of one document at once (`LexicalJSON.export`) its reference count
+        // bounced between the cores, which made the new lines half of the export.
+        let buffer = Self.lineBreakAndSpaces
+        let length = 1 + depth * 2
+        output.append(contentsOf: UnsafeBufferPointer(start: buffer.utf8Start, count: min(length, buffer.utf8CodeUnitCount)))
+        // Deeper than the buffer: the rest in runs of its spaces.
+        var remaining = length - buffer.utf8CodeUnitCount
         while remaining > 0 {
-            let count = min(remaining, Self.spaces.count)
-            output.append(contentsOf: Self.spaces[..<count])
+            let count = min(remaining, buffer.utf8CodeUnitCount - 1)
+            output.append(contentsOf: UnsafeBufferPointer(start: buffer.utf8Start + 1, count: count))
             remaining -= count
         }
     }
 
-    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+    /// A line break and 128 spaces (indentation for 64 levels).
+    private static let lineBreakAndSpaces: StaticString = "\n                                                                                                                                "
 
     // MARK: strings
 

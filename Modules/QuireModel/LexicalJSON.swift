@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Why a Lexical JSON document could not be imported, and where: `path` is a JSON path such as
 /// `$.root.children[0].children[2].format`.
 public struct LexicalJSONError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -112,51 +115,199 @@ public enum LexicalJSON {
 
     /// The document as UTF-8 Lexical JSON text: the bytes of ``export(_:)`` written, streamed
     /// from the nodes without building the JSON tree first (a 10 MB markdown document's tree is
-    /// millions of objects, built, written and freed).
+    /// millions of objects, built, written and freed). A large document is written in two parts
+    /// at once, as ``export(_:prettyPrinted:pieceSize:to:)`` describes.
     ///
     /// - Complexity: O(n) in the output length.
     public static func exportBytes(_ state: EditorState, prettyPrinted: Bool = false) -> [UInt8] {
         var writer = JSONWriter(prettyPrinted: prettyPrinted)
+        write(state, into: &writer, pieceSize: nil) { (_: UnsafeRawBufferPointer) in }
+        return writer.takeOutput()
+    }
+
+    /// The document as UTF-8 Lexical JSON text (the bytes of ``exportBytes(_:prettyPrinted:)``),
+    /// handed to `sink` in pieces of about `pieceSize` bytes as they are written: to write a large
+    /// document to a file without holding its text (a 9 MB markdown file's pretty Lexical JSON
+    /// is over 300 MB, and one array growing to that size cost a third of the export in copies
+    /// and fresh pages). `sink` is called on the calling thread, in order; an error it throws
+    /// stops the export.
+    ///
+    /// A document of over ``parallelNodeCount`` nodes with two top-level nodes or more is written
+    /// in two parts at once: the later half of the top-level nodes on another thread, held in
+    /// pieces until the earlier half has been handed out. The text is the same either way.
+    ///
+    /// - Complexity: O(n) in the output length.
+    public static func export<Failure: Error>(
+        _ state: EditorState, prettyPrinted: Bool = false, pieceSize: Int = 1 << 20,
+        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        var writer = JSONWriter(prettyPrinted: prettyPrinted)
+        try write(state, into: &writer, pieceSize: max(pieceSize, 1), sink: sink)
+        try writer.flush(to: sink)
+    }
+
+    /// The number of nodes above which an export writes its two halves at once.
+    public static let parallelNodeCount = 50_000
+
+    /// Writes the document into `writer`, handing its text to `sink` whenever `pieceSize` bytes
+    /// are waiting (never when nil: the text stays in the writer).
+    private static func write<Failure: Error>(
+        _ state: EditorState, into writer: inout JSONWriter, pieceSize: Int?,
+        sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
         writer.beginObject()
         writer.key("root")
+        writer.beginObject()
+        writer.key("children")
+        writer.beginArray()
+        let later = state.nodeCount > parallelNodeCount ? LaterPart(state, continuing: writer, pieceSize: pieceSize) : nil
+        do throws(Failure) {
+            try writeSubtrees(in: state, from: state.root.firstChild, until: later?.firstKey, into: &writer, pieceSize: pieceSize) {
+                (writer: inout JSONWriter) throws(Failure) in try writer.flush(to: sink)
+            }
+            if let later {
+                let (pieces, rest) = later.result()
+                if !pieces.isEmpty {
+                    try writer.flush(to: sink)
+                    for piece in pieces { try hand(piece, to: sink) }
+                }
+                writer.resume(after: rest)
+            }
+        } catch {
+            // Nothing more is handed out: the other thread stops at its next piece.
+            later?.stop()
+            throw error
+        }
+        writer.endArray()
+        writeMembers(of: state.root, into: &writer)
+        writer.endObject()
+    }
+
+    /// Calls `sink` with the bytes of `piece`.
+    private static func hand<Failure: Error>(_ piece: [UInt8], to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        let result: Result<Void, Failure> = piece.withUnsafeBytes { bytes in
+            do throws(Failure) { try sink(bytes) } catch { return .failure(error) }
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// The top-level nodes from `first` up to (not including) `stop`, each with its subtree, as
+    /// elements of the array `writer` has open; `flush` is called after a top-level node when
+    /// `pieceSize` bytes or more are waiting (never when nil).
+    private static func writeSubtrees<Failure: Error>(
+        in state: EditorState, from first: NodeKey?, until stop: NodeKey?, into writer: inout JSONWriter, pieceSize: Int?,
+        flush: (inout JSONWriter) throws(Failure) -> Void
+    ) throws(Failure) {
         // Nodes are written with a stack of open elements and their child iterators, not
         // recursion: a document as deep as an import allows does not need as deep a call stack.
         var open: [(element: Node, children: EditorState.Children.Iterator)] = []
-        func begin(_ node: Node) {
-            writer.beginObject()
-            if node.role.isElement {
-                writer.key("children")
-                writer.beginArray()
-                open.append((node, state.children(of: node.key).makeIterator()))
-            } else {
-                finish(node)
+        var next = first
+        while let key = next, key != stop, let topLevel = state[key] {
+            next = topLevel.nextSibling
+            var node = topLevel
+            while true {
+                writer.beginObject()
+                if node.role.isElement {
+                    writer.key("children")
+                    writer.beginArray()
+                    open.append((node, state.children(of: node.key).makeIterator()))
+                } else {
+                    writeMembers(of: node, into: &writer)
+                }
+                guard let child = nextChild(&open, writer: &writer) else { break }
+                node = child
             }
+            if let pieceSize, writer.output.count >= pieceSize { try flush(&writer) }
         }
-        // The members after `children`: fields, text and type, as ``exportNode(_:in:)`` orders them.
-        func finish(_ node: Node) {
-            for member in node.fields.members {
-                writer.key(member.key)
-                writer.write(member.value)
-            }
-            if node.role == .text {
-                writer.key("text")
-                writer.write(string: node.text)
-            }
-            writer.key("type")
-            writer.write(string: node.type.rawValue)
-            writer.endObject()
-        }
-        begin(state.root)
+    }
+
+    /// The next child of the innermost open element, closing each element whose children are
+    /// all written; nil when every open element is closed.
+    private static func nextChild(_ open: inout [(element: Node, children: EditorState.Children.Iterator)], writer: inout JSONWriter) -> Node? {
         while !open.isEmpty {
-            if let child = open[open.count - 1].children.next() {
-                begin(child)
-            } else {
-                writer.endArray()
-                finish(open.removeLast().element)
+            if let child = open[open.count - 1].children.next() { return child }
+            writer.endArray()
+            writeMembers(of: open.removeLast().element, into: &writer)
+        }
+        return nil
+    }
+
+    /// The members after `children`: fields, text and type, as ``exportNode(_:in:)`` orders
+    /// them; then the end of the node's object.
+    private static func writeMembers(of node: Node, into writer: inout JSONWriter) {
+        for member in node.fields.members {
+            writer.key(member.key)
+            writer.write(member.value)
+        }
+        if node.role == .text {
+            writer.key("text")
+            writer.write(string: node.text)
+        }
+        writer.key("type")
+        writer.write(string: node.type.rawValue)
+        writer.endObject()
+    }
+
+    /// The later half of a large document's top-level nodes, written on another thread into a
+    /// continuation of the writer that writes the earlier half.
+    private final class LaterPart: Sendable {
+        /// The first top-level node of the later half.
+        let firstKey: NodeKey
+        private let finished = DispatchSemaphore(value: 0)
+        private let written = Mutex<(pieces: [[UInt8]], rest: JSONWriter)?>(nil)
+        private let stopped = Atomic(false)
+        private let joined = Atomic(false)
+
+        private struct Stopped: Error {}
+
+        /// Starts writing, or nil when the document has fewer than two top-level nodes.
+        init?(_ state: EditorState, continuing writer: JSONWriter, pieceSize: Int?) {
+            var keys: [NodeKey] = []
+            var next = state.root.firstChild
+            while let key = next, let node = state[key] {
+                keys.append(key)
+                next = node.nextSibling
+            }
+            guard keys.count >= 2 else { return nil }
+            // The calling thread also hands out the later half's text: it takes a little less.
+            firstKey = keys[max(keys.count * 9 / 20, 1)]
+            let continuation = writer.continuation()
+            DispatchQueue.global().async { [self] in
+                var writer = continuation
+                var pieces: [[UInt8]] = []
+                do throws(Stopped) {
+                    try LexicalJSON.writeSubtrees(in: state, from: firstKey, until: nil, into: &writer, pieceSize: pieceSize) {
+                        (writer: inout JSONWriter) throws(Stopped) in
+                        if stopped.load(ordering: .relaxed) { throw Stopped() }
+                        pieces.append(writer.takeOutput())
+                        // Room for the next piece at once, rather than grown to it by copies.
+                        writer.reserveCapacity(pieceSize.map { min($0, 1 << 24) / 4 * 5 } ?? 0)
+                    }
+                    written.withLock { $0 = (pieces, writer) }
+                } catch {
+                    // The caller's sink failed: it wants nothing more.
+                }
+                finished.signal()
             }
         }
-        writer.endObject()
-        return writer.output
+
+        /// The pieces written and the writer holding the rest, once the thread has finished.
+        func result() -> (pieces: [[UInt8]], rest: JSONWriter) {
+            join()
+            return written.withLock { $0! }
+        }
+
+        /// Stops the thread at its next piece and waits for it, the caller's export having failed.
+        func stop() {
+            stopped.store(true, ordering: .relaxed)
+            join()
+        }
+
+        /// Waits for the thread to finish, once: the semaphore is signalled once.
+        private func join() {
+            if !joined.exchange(true, ordering: .relaxed) { finished.wait() }
+        }
     }
 
     /// The document as Lexical JSON text.

@@ -51,8 +51,7 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
 
     /// Parses UTF-8 bytes, refusing invalid UTF-8 with its line, column and byte offset.
     public func parse(bytes: [UInt8]) throws(MarkupError) -> MarkupDocument {
-        if let position = SourcePosition.firstInvalidUTF8(in: bytes) { throw .invalidUTF8(at: position) }
-        return try parse(String(decoding: bytes, as: UTF8.self))
+        try parse(SourcePosition.text(validating: bytes))
     }
 
     /// Writes `document` as markdown.

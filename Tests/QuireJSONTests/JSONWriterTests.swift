@@ -95,4 +95,59 @@ import Testing
             }
         }
     }
+    /// Indentation deeper than the writer's buffer of spaces (64 levels) is written in runs.
+    @Test(arguments: [1, 63, 64, 65, 130, 300])
+    func deepIndentation(depth: Int) {
+        var value = JSONValue.null
+        for _ in 0..<depth { value = .array([value]) }
+        let text = JSONWriter(prettyPrinted: true).string(value)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 2 * depth + 1)
+        for (index, line) in lines.enumerated() {
+            let level = index <= depth ? index : 2 * depth - index
+            #expect(line.prefix { $0 == " " }.count == 2 * level, "line \(index)")
+        }
+    }
+
+    /// Writing an array in parts (a continuation for the rest, resumed after the first part) and
+    /// flushing pieces out in between gives exactly the text of one writer: random arrays of random
+    /// values, split at random places, inside an object or at the top.
+    @Test(arguments: [1, 2] as [UInt64])
+    func partsAndFlushesGiveTheWholeText(_ seed: UInt64) {
+        var random = RandomJSON(seed: seed)
+        for _ in 0..<300 {
+            let elements = (0..<Int.random(in: 1...6, using: &random.generator)).map { _ in random.value() }
+            let nested = Bool.random(using: &random.generator)
+            for pretty in [false, true] {
+                let whole: JSONValue = nested ? .object(["list": .array(elements), "after": .bool(true)]) : .array(elements)
+                let expected = JSONWriter(prettyPrinted: pretty).bytes(whole)
+                var written: [UInt8] = []
+                var writer = JSONWriter(prettyPrinted: pretty)
+                if nested {
+                    writer.beginObject()
+                    writer.key("list")
+                }
+                writer.beginArray()
+                let split = Int.random(in: 1...elements.count, using: &random.generator)
+                var rest = writer.continuation()
+                for element in elements[split...] { rest.write(element) }
+                for element in elements[..<split] {
+                    writer.write(element)
+                    if Bool.random(using: &random.generator) { writer.flush { written += $0 } }
+                }
+                writer.flush { written += $0 }
+                written += rest.takeOutput()
+                writer.resume(after: rest)
+                writer.endArray()
+                if nested {
+                    writer.key("after")
+                    writer.write(bool: true)
+                    writer.endObject()
+                }
+                writer.flush { written += $0 }
+                #expect(written == expected, "\(String(decoding: written, as: UTF8.self))")
+                #expect(writer.output.isEmpty)
+            }
+        }
+    }
 }

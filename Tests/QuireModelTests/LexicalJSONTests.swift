@@ -37,6 +37,63 @@ import Testing
         }
     }
 
+    /// A document of random trees side by side, over the node count above which the export
+    /// writes its two halves on two threads.
+    static func largeState(seed: UInt64) throws -> EditorState {
+        var generator = SeededGenerator(seed: seed)
+        var children: [JSONValue] = []
+        var nodes = 0
+        while nodes <= LexicalJSON.parallelNodeCount + 1_000 {
+            let part = try RandomTreeTests.randomState(&generator)
+            nodes += part.nodeCount - 1
+            guard case .object(let document) = LexicalJSON.export(part), case .object(let root)? = document["root"],
+                  case .array(let elements)? = root["children"] else { Issue.record("no root children"); break }
+            children += elements
+        }
+        return try LexicalJSON.importState(from: .object(["root": .object(["children": .array(children), "direction": .null,
+                                                                            "format": "", "indent": 0, "type": "root", "version": 1])]))
+    }
+
+    /// Written in two halves at once and handed out in pieces, a large document's text is still
+    /// exactly its export's value written, whatever the piece size.
+    @Test(arguments: [false, true])
+    func aLargeDocumentIsWrittenInPartsToTheSameText(prettyPrinted: Bool) throws {
+        let state = try Self.largeState(seed: prettyPrinted ? 7 : 8)
+        #expect(state.nodeCount > LexicalJSON.parallelNodeCount)
+        let expected = JSONWriter(prettyPrinted: prettyPrinted).bytes(LexicalJSON.export(state))
+        #expect(LexicalJSON.exportBytes(state, prettyPrinted: prettyPrinted) == expected)
+        for pieceSize in [1, 4_096, 1 << 20, Int.max] {
+            var pieces = 0
+            var written: [UInt8] = []
+            LexicalJSON.export(state, prettyPrinted: prettyPrinted, pieceSize: pieceSize) { (bytes: UnsafeRawBufferPointer) in
+                pieces += 1
+                written += bytes
+            }
+            #expect(written == expected, "piece size \(pieceSize)")
+            if pieceSize == 4_096 { #expect(pieces > expected.count / 8_192) }
+        }
+    }
+
+    struct SinkFull: Error, Equatable {}
+
+    /// An error from the sink stops the export, whether it comes while the earlier half is
+    /// written or while the later half's pieces are handed out: nothing is handed out after it.
+    @Test func aSinkErrorStopsTheExport() throws {
+        let state = try Self.largeState(seed: 9)
+        var total = 0
+        LexicalJSON.export(state, pieceSize: 4_096) { (_: UnsafeRawBufferPointer) in total += 1 }
+        for failing in [1, 3, total / 2, total - 2, total] {
+            var pieces = 0
+            #expect(throws: SinkFull()) {
+                try LexicalJSON.export(state, pieceSize: 4_096) { (_: UnsafeRawBufferPointer) throws(SinkFull) in
+                    pieces += 1
+                    if pieces == failing { throw SinkFull() }
+                }
+            }
+            #expect(pieces == failing)
+        }
+    }
+
     @Test func unregisteredTypesBecomeUnknownNodesWithTheirChildren() throws {
         let state = try LexicalJSON.importState(from: try Fixtures.bytes(Fixtures.lexicalDocuments[0]))
         let unknownTypes = Set(allNodes(state).filter(\.isUnknown).map(\.type.rawValue))
