@@ -1,4 +1,6 @@
+import Dispatch
 import QuireModel
+import Synchronization
 
 /// Turns a `MarkupDocument` into an `EditorState` through the node plugins' mappings, shaping it
 /// the way Lexical's markdown import does, and keeping in each node's `markup` field
@@ -48,14 +50,63 @@ public struct MarkupImporter: Sendable {
     ///
     /// - Throws: the parser's errors, and as ``makeState(_:registry:)``.
     /// - Complexity: O(n) in the source's size.
+    ///
+    /// A source of ``parallelSourceLength`` bytes or more is built in two parts at once: the
+    /// blocks of its first two thirds on another thread while this one reads the document and
+    /// builds the rest (reading takes about as long as building a third); the two parts' nodes are then joined (``NodeBatch/append(contentsOf:)``).
+    /// The state is the same either way.
     public func makeState(parsing source: String, with parser: some MarkupParser, registry: NodeRegistry) throws(MarkupError) -> EditorState {
+        let length = source.utf8.count
+        return try makeState(parsing: source, with: parser, registry: registry,
+                             splittingAt: length >= Self.parallelSourceLength ? length / 3 * 2 : nil)
+    }
+
+    /// The source length from which ``makeState(parsing:with:registry:)`` builds in two parts.
+    public static let parallelSourceLength = 1 << 18
+
+    /// As ``makeState(parsing:with:registry:)``, building the top-level blocks from the first one
+    /// at or after byte `split` that is not a block quote (whose default quotes depend on the
+    /// block before it) on this thread, and those before it on another; nil builds every block
+    /// here.
+    func makeState(parsing source: String, with parser: some MarkupParser, registry: NodeRegistry,
+                   splittingAt split: Int?) throws(MarkupError) -> EditorState {
         // Room for one node per 4 bytes of source, which documents stay under (the spec
         // examples, dense with markup, have one per 6; prose has one per 30 or more): growing
         // copied every node at each doubling, and the copies' fresh pages were a tenth of the
         // import's time. Room never written costs address space, not memory.
-        var stream = MarkupImportStream(importer: self, registry: registry, expectedNodes: source.utf8.count / 4)
-        try parser.parse(source) { (block) throws(MarkupError) in try stream.add(block) }
-        return try stream.makeState()
+        let expectedNodes = source.utf8.count / 4
+        guard let split else {
+            var stream = MarkupImportStream(importer: self, registry: registry, expectedNodes: expectedNodes)
+            try parser.parse(source) { (block) throws(MarkupError) in try stream.add(block) }
+            return try stream.makeState()
+        }
+        let earlier = EarlierBlocks(importer: self, registry: registry, expectedNodes: expectedNodes)
+        var later: MarkupImportStream?
+        var handedOver = 0
+        do {
+            try parser.parse(source) { (block) throws(MarkupError) in
+                if later == nil, handedOver > 0, block.intent != .blockQuote, let start = block.range?.start.byteOffset, start >= split {
+                    later = MarkupImportStream(importer: self, registry: registry, expectedNodes: (source.utf8.count - start) / 4)
+                }
+                if later != nil {
+                    try later!.add(block)
+                } else {
+                    earlier.add(block)
+                    handedOver += 1
+                }
+            }
+        } catch {
+            // An error in the earlier blocks comes first in the document.
+            _ = try earlier.parts()
+            throw error
+        }
+        var (state, batch, roots) = try earlier.parts()
+        if let later {
+            let (_, laterBatch, laterRoots) = try later.takeParts()
+            let offset = batch.append(contentsOf: laterBatch)
+            roots += laterRoots.map { NodeKey($0.rawValue + offset) }
+        }
+        return try MarkupImportStream.insert(batch, roots: roots, into: state)
     }
 
     /// Builds the document's nodes into `batch` and returns its top-level blocks, in order, for
@@ -104,16 +155,103 @@ public struct MarkupImportStream {
     ///
     /// - Complexity: O(n) in the number of nodes built.
     public consuming func makeState() throws(MarkupError) -> EditorState {
+        let (state, batch, roots) = try takeParts()
+        return try Self.insert(batch, roots: roots, into: state)
+    }
+
+    /// The empty state, the nodes built and the top-level ones among them, for a caller that
+    /// joins the nodes of two streams before inserting them.
+    consuming func takeParts() throws(MarkupError) -> (state: EditorState, batch: NodeBatch, roots: [NodeKey]) {
         try builder.flush()
-        var state = self.state
         // The batch is moved out, not shared: linking writes into its nodes, which a second
         // owner would make copy them all.
         var batch = state.makeBatch()
         swap(&batch, &builder.batch)
-        do { try state.insert(consume batch, roots: container.roots, under: .root, after: nil) } catch {
+        return (state, batch, container.roots)
+    }
+
+    /// `state` with `batch`'s nodes and `roots` under its root.
+    static func insert(_ batch: consuming NodeBatch, roots: [NodeKey], into state: consuming EditorState) throws(MarkupError) -> EditorState {
+        var state = state
+        do { try state.insert(batch, roots: roots, under: .root, after: nil) } catch {
             throw .cannotImport(intent: "document", reason: error.description, range: nil)
         }
         return state
+    }
+}
+
+/// The earlier top-level blocks of a large document, built by a ``MarkupImportStream`` on
+/// another thread as the reader hands them over, while the reader's thread goes on reading.
+final class EarlierBlocks: Sendable {
+    /// What the two threads share; the building thread holds it, not this owner, so that an
+    /// owner dropped before ``parts()`` (the reader failed) still closes it and ends the thread.
+    private final class Channel: Sendable {
+        let waiting = Mutex<(blocks: [MarkupBlock], closed: Bool)>(([], false))
+        let arrived = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let built = Mutex<Result<(state: EditorState, batch: NodeBatch, roots: [NodeKey]), MarkupError>?>(nil)
+
+        func close() {
+            let wasOpen = waiting.withLock { waiting in
+                defer { waiting.closed = true }
+                return !waiting.closed
+            }
+            if wasOpen { arrived.signal() }
+        }
+    }
+
+    private let channel = Channel()
+    private let joined = Atomic(false)
+
+    init(importer: MarkupImporter, registry: NodeRegistry, expectedNodes: Int) {
+        DispatchQueue.global().async { [channel] in
+            var stream = MarkupImportStream(importer: importer, registry: registry, expectedNodes: expectedNodes)
+            var failure: MarkupError?
+            while true {
+                channel.arrived.wait()
+                let (blocks, closed) = channel.waiting.withLock { waiting in
+                    defer { waiting.blocks.removeAll(keepingCapacity: true) }
+                    return (waiting.blocks, waiting.closed)
+                }
+                // After a failure the rest is only taken off the queue: the error stands.
+                if failure == nil {
+                    do throws(MarkupError) {
+                        for block in blocks { try stream.add(block) }
+                    } catch {
+                        failure = error
+                    }
+                }
+                if closed { break }
+            }
+            let result: Result<(state: EditorState, batch: NodeBatch, roots: [NodeKey]), MarkupError>
+            if let failure {
+                result = .failure(failure)
+            } else {
+                do throws(MarkupError) { result = .success(try stream.takeParts()) } catch { result = .failure(error) }
+            }
+            channel.built.withLock { $0 = result }
+            channel.finished.signal()
+        }
+    }
+
+    deinit { channel.close() }
+
+    /// Hands `block`, the next top-level block, to the building thread.
+    func add(_ block: MarkupBlock) {
+        channel.waiting.withLock { $0.blocks.append(block) }
+        channel.arrived.signal()
+    }
+
+    /// Waits for the blocks handed over to be built: the stream's state, nodes and top-level
+    /// nodes, or the first error building them.
+    func parts() throws(MarkupError) -> (state: EditorState, batch: NodeBatch, roots: [NodeKey]) {
+        channel.close()
+        if !joined.exchange(true, ordering: .relaxed) { channel.finished.wait() }
+        let result = channel.built.withLock { built in
+            defer { built = nil }
+            return built!
+        }
+        return try result.get()
     }
 }
 

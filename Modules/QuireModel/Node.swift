@@ -143,7 +143,7 @@ public enum ElementAlignment: String, Hashable, Sendable, CaseIterable {
 /// nodes. Everything a node serializes besides `type`, `children` and `text` lives in `fields`,
 /// exactly as it appears in Lexical JSON, so unknown and future fields survive a round trip.
 public struct Node: Hashable, Sendable {
-    public let key: NodeKey
+    public internal(set) var key: NodeKey
     public let type: NodeType
     /// How the node takes part in the tree; fixed by its plugin, or inferred for an unknown type.
     public let role: NodeRole

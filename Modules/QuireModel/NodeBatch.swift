@@ -212,6 +212,46 @@ public struct NodeBatch: Sendable {
     /// The key the next node created will get.
     var nextKey: NodeKey { NodeKey(firstKey + nodes.count) }
 
+    /// Moves the nodes of `later`, a batch for the same state built apart from this one (on
+    /// another thread, say), after this batch's nodes, adding the returned offset to every key
+    /// of `later` (its nodes' keys and the links between them): `later`'s key `k` is this
+    /// batch's `k + offset` afterwards. What `later` linked stays linked; its detached nodes stay
+    /// detached, for the caller to pass as roots with their new keys.
+    ///
+    /// - Precondition: `later` links only among its own nodes (a batch's nodes are linked into
+    ///   the state only by ``EditorState/insert(_:roots:under:after:)``), and was made for a
+    ///   state with the same registry.
+    /// - Complexity: O(m) for the m nodes of `later`.
+    public mutating func append(contentsOf later: consuming NodeBatch) -> Int {
+        let later = later
+        let offset = firstKey + nodes.count - later.firstKey
+        let start = nodes.count
+        // The later batch's type tables by this batch's indices, added where this batch has
+        // not met the type yet.
+        var tableIndices: [Int32] = []
+        for table in later.tables {
+            if let index = table.type.index(among: tables.count, { tables[$0].type }) {
+                tableIndices.append(Int32(index))
+            } else {
+                tables.append(table)
+                tableIndices.append(Int32(tables.count - 1))
+            }
+        }
+        nodes.append(contentsOf: later.nodes)
+        tableOfNode.reserveCapacity(tableOfNode.count + later.tableOfNode.count)
+        for table in later.tableOfNode { tableOfNode.append(table >= 0 ? tableIndices[Int(table)] : -1) }
+        func moved(_ key: NodeKey?) -> NodeKey? { key.map { NodeKey($0.rawValue + offset) } }
+        for index in start..<nodes.count {
+            nodes[index].key = NodeKey(nodes[index].key.rawValue + offset)
+            nodes[index].parent = moved(nodes[index].parent)
+            nodes[index].previousSibling = moved(nodes[index].previousSibling)
+            nodes[index].nextSibling = moved(nodes[index].nextSibling)
+            nodes[index].firstChild = moved(nodes[index].firstChild)
+            nodes[index].lastChild = moved(nodes[index].lastChild)
+        }
+        return offset
+    }
+
     /// Adds a node an importer built and checked itself (its key is ``nextKey``).
     mutating func addChecked(_ node: consuming Node) {
         nodes.append(node)

@@ -1,6 +1,6 @@
 import Foundation
 import QuireMarkdown
-import QuireMarkup
+@testable import QuireMarkup
 import QuireModel
 import Testing
 
@@ -31,6 +31,69 @@ import Testing
         let (streamed, whole) = try Self.bothWays(together)
         #expect(streamed == whole)
         #expect(streamed.count > 1_000)
+    }
+
+    /// A large document is built in two parts at once (`makeState(parsing:with:registry:)` above
+    /// `parallelSourceLength`): split anywhere, even where a block quote's default depends on
+    /// the block before the split, the two parts join into exactly the state one part builds.
+    @Test(arguments: SpecFixtures.files)
+    func twoPartsBuildTheStateOnePartBuilds(file: String) throws {
+        let importer = MarkupImporter(mappings: BuiltIns.converter.mappings)
+        let format = MarkdownFormat()
+        let markdown = try SpecFixtures.examples(file).map(\.markdown).joined(separator: "\n\n")
+            + "\n\n> quote\n\n> quote after a quote[^n]\n\ntext\n\n[^n]: a note"
+        let length = markdown.utf8.count
+        let whole = try importer.makeState(parsing: markdown, with: format, registry: BuiltIns.registry, splittingAt: nil)
+        let expected = LexicalJSON.exportBytes(whole)
+        // Right at the quote whose default depends on the quote before it.
+        let atQuote = markdown.utf8.distance(from: markdown.startIndex, to: try #require(markdown.range(of: "> quote after")).lowerBound)
+        for split in [atQuote, 0, 1, length / 7, length / 3, length / 2, length * 2 / 3, length - 60, length - 30, length - 10, length] {
+            let parts = try importer.makeState(parsing: markdown, with: format, registry: BuiltIns.registry, splittingAt: split)
+            let same = parts.hasSameNodes(as: whole)
+            #expect(same, "split at \(split)")
+            #expect(LexicalJSON.exportBytes(parts) == expected, "split at \(split)")
+        }
+        // Past the length from which the public path splits by itself.
+        let large = String(repeating: markdown + "\n\n", count: MarkupImporter.parallelSourceLength / length + 1)
+        #expect(large.utf8.count >= MarkupImporter.parallelSourceLength)
+        let largeParts = try importer.makeState(parsing: large, with: format, registry: BuiltIns.registry)
+        let largeWhole = try importer.makeState(parsing: large, with: format, registry: BuiltIns.registry, splittingAt: nil)
+        let same = largeParts.hasSameNodes(as: largeWhole)
+        #expect(same)
+    }
+
+    /// A heading mapping whose fields the heading plugin refuses ("tag" is a string).
+    struct RefusedHeadingMapping: MarkupNodeMapping {
+        var nodeType: NodeType { "heading" }
+        func importFields(for intent: MarkupIntent, context: MarkupImportContext) -> JSONObject? {
+            if case .block(.heading) = intent { return ["tag": .number(.integer(7))] }
+            return nil
+        }
+        func intent(of node: Node) -> MarkupIntent { .block(.heading(level: 1)) }
+    }
+
+    /// A node refused in either part fails the import with the error one part gives: the first
+    /// in the document, wherever the split falls.
+    @Test(arguments: [
+        "# refused first\n\nplain\n\n# refused later\n",
+        "plain\n\nplain\n\n# refused only later\n",
+        "# refused only first\n\nplain\n\nplain\n",
+    ])
+    func aRefusedNodeFailsWithTheFirstError(markdown: String) throws {
+        let importer = MarkupImporter(mappings: MarkupMappings([RefusedHeadingMapping()] + BuiltIns.converter.mappings.mappings))
+        let format = MarkdownFormat()
+        var expected: String?
+        do { _ = try importer.makeState(parsing: markdown, with: format, registry: BuiltIns.registry, splittingAt: nil) } catch {
+            expected = error.description
+        }
+        #expect(expected?.contains("heading") == true)
+        for split in [0, 10, 20, markdown.utf8.count] {
+            var thrown: String?
+            do { _ = try importer.makeState(parsing: markdown, with: format, registry: BuiltIns.registry, splittingAt: split) } catch {
+                thrown = error.description
+            }
+            #expect(thrown == expected, "split at \(split)")
+        }
     }
 
     @Test func realDocumentsBuildTheSameState() throws {

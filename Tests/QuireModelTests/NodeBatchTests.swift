@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireModel
 import QuireTestSupport
 import Testing
@@ -157,5 +158,63 @@ import Testing
         #expect(given.fields["f0"] == 5 && given.fields[last] == 7 && given.fields["extra"] == "kept")
         #expect(Array(given.fields.keys.prefix(count)) == (0..<count).map { "f\($0)" })
         #expect(given.fields.keys.last == "extra")
+    }
+    /// Random blocks built into `batch` by the steps `random` draws: paragraphs of text and
+    /// line breaks, unknown elements holding paragraphs, and detached nodes left out of the roots.
+    static func randomBlocks(_ batch: inout NodeBatch, count: Int, using random: inout SeededGenerator) throws -> [NodeKey] {
+        var roots: [NodeKey] = []
+        for index in 0..<count {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                let box = batch.createUnknown(type: "box", role: .element(inline: false), fields: ["n": .number(.integer(index))])
+                for _ in 0..<Int.random(in: 0...3, using: &random) {
+                    let paragraph = try batch.create(type: .paragraph)
+                    try batch.append(try batch.create(type: .text, text: "in box \(index)"), to: paragraph)
+                    try batch.append(paragraph, to: box)
+                }
+                roots.append(box)
+            case 1:
+                _ = try batch.create(type: .text, text: "detached \(index)")
+            default:
+                let paragraph = try batch.create(type: .paragraph)
+                for part in 0..<Int.random(in: 0...4, using: &random) {
+                    let leaf = part % 2 == 0 ? try batch.create(type: .text, text: "t\(index).\(part)") : try batch.create(type: .lineBreak)
+                    try batch.append(leaf, to: paragraph)
+                }
+                roots.append(paragraph)
+            }
+        }
+        return roots
+    }
+
+    /// Two batches built apart and joined (`append(contentsOf:)`) give the state one batch built
+    /// in the same order gives: the same keys, links, types and fields.
+    @Test(arguments: 0..<20)
+    func batchesBuiltApartJoinAsOne(seed: UInt64) throws {
+        let firstCount = Int(seed % 7)
+        let laterCount = Int(seed * 3 % 11)
+        var one = EditorState()
+        var oneBatch = one.makeBatch()
+        var random = SeededGenerator(seed: seed)
+        let oneRoots = try Self.randomBlocks(&oneBatch, count: firstCount, using: &random)
+            + Self.randomBlocks(&oneBatch, count: laterCount, using: &random)
+        try one.insert(oneBatch, roots: oneRoots, under: .root, after: nil)
+
+        var joined = EditorState()
+        var earlier = joined.makeBatch()
+        var later = joined.makeBatch()
+        random = SeededGenerator(seed: seed)
+        var roots = try Self.randomBlocks(&earlier, count: firstCount, using: &random)
+        let laterRoots = try Self.randomBlocks(&later, count: laterCount, using: &random)
+        let earlierCount = earlier.count
+        let offset = earlier.append(contentsOf: later)
+        #expect(offset == earlierCount)
+        roots += laterRoots.map { NodeKey($0.rawValue + offset) }
+        try joined.insert(earlier, roots: roots, under: .root, after: nil)
+
+        #expect(joined.hasSameNodes(as: one))
+        #expect(LexicalJSON.exportBytes(joined) == LexicalJSON.exportBytes(one))
+        // The joined batch's nodes keep their type tables: a node created after still checks.
+        #expect(throws: ModelError.self) { try joined.append(try joined.createNode(type: .paragraph), to: try joined.createNode(type: .text)) }
     }
 }
