@@ -87,7 +87,7 @@ let plugins: [PluginRow] = [
     PluginRow(name: "QuireTable", directory: "Table", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireHorizontalRule", directory: "HorizontalRule", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
     PluginRow(name: "QuireImage", directory: "Image", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "QuireStyle", "QuireTextStorage"]),
-    PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CCmarkGFM"]),
+    PluginRow(name: "QuireMarkdown", directory: "Markdown", dependencies: ["QuireAlgorithms", "QuireModel", "QuireMarkup", "QuireEditor", "CCmarkGFM"]),
     PluginRow(name: "QuirePlainText", directory: "PlainText", dependencies: ["QuireModel", "QuireMarkup"]),
     PluginRow(name: "QuireHTML", directory: "HTML", dependencies: ["QuireModel", "QuireMarkup", "QuireEditor", "CGumbo"]),
     PluginRow(name: "QuireCatalog", directory: "Catalog", dependencies: [

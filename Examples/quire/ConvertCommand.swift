@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import QuireAlgorithms
 import QuireMarkdown
 import QuireMarkup
 import QuireModel
@@ -56,10 +57,12 @@ struct MarkupSetup: Sendable {
     /// out of the text) and the structures it cannot represent; for a caller that reports them its
     /// own way (the editor's status line).
     func serialize(_ state: EditorState, as fileExtension: String) throws -> (text: String, dropped: TextFormat, losses: [MarkupLoss]) {
+        // The formats are found on another core while the document is read and written.
+        let dropped = ForkedWork { MarkupExporter.droppedFormats(in: state) }
         let (document, losses) = try MarkupExporter(mappings: mappings).makeDocumentReportingLosses(state)
         do {
             let (text, writerLosses) = try formats.serializer(for: fileExtension).serializeReportingLosses(document)
-            return (text, MarkupExporter.droppedFormats(in: state), losses + writerLosses)
+            return (text, dropped.result(), losses + writerLosses)
         } catch {
             throw withDocumentFormats(error, documentFormats.formats.map(\.formatName))
         }

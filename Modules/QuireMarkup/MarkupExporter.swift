@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireModel
 
 /// Turns an `EditorState` into a `MarkupDocument` through the node plugins' mappings: the inverse
@@ -43,11 +44,34 @@ public struct MarkupExporter: Sendable {
     ///
     /// - Throws: as `makeDocument(_:)`.
     /// - Complexity: O(n) in the number of nodes plus the text length.
+    ///
+    /// A state of over ``parallelNodeCount`` nodes is read in two parts at once: the later half
+    /// of the top-level nodes on another thread, from one that starts no block quote and is
+    /// quoted by none (the quotes around a block depend on the blocks before it). The document
+    /// is the same either way.
     public func makeDocumentReportingLosses(_ state: EditorState) throws(MarkupError) -> (document: MarkupDocument, losses: [MarkupLoss]) {
         let reader = Reader(state: state, mappings: mappings)
-        let document = MarkupDocument(blocks: try reader.blocks(of: state.root))
-        return (document, reader.log.losses)
+        guard state.nodeCount > Self.parallelNodeCount, let split = reader.independentBlock(nearMiddleOf: state.root) else {
+            let document = MarkupDocument(blocks: try reader.blocks(of: state.root))
+            return (document, reader.log.losses)
+        }
+        let later = ForkedWork { [mappings] () -> Result<(blocks: [MarkupBlock], losses: [MarkupLoss]), MarkupError> in
+            let reader = Reader(state: state, mappings: mappings)
+            do throws(MarkupError) {
+                return .success((try reader.blocks(of: state.root, from: split), reader.log.losses))
+            } catch {
+                return .failure(error)
+            }
+        }
+        // An error in the earlier part is the first in the document.
+        var blocks = try reader.blocks(of: state.root, until: split)
+        let (laterBlocks, laterLosses) = try later.result().get()
+        blocks += laterBlocks
+        return (MarkupDocument(blocks: blocks), reader.log.losses + laterLosses)
     }
+
+    /// The number of nodes above which a state is read in two parts at once.
+    public static let parallelNodeCount = 50_000
 
     /// The list numbers markup can write: CommonMark reads at most nine digits and no sign.
     public static let listStartRange = 0...999_999_999
@@ -146,7 +170,10 @@ struct Reader {
 
     /// The blocks under `parent`, with the block quotes their ``MarkupDetails/quotes`` (or the
     /// default) put around them.
-    func blocks(of parent: Node) throws(MarkupError) -> [MarkupBlock] {
+    ///
+    /// `first` and `stop` limit the children read to those from `first` (a child of `parent`)
+    /// up to `stop`: the parts of a state read apart (``independentBlock(nearMiddleOf:)``).
+    func blocks(of parent: Node, from first: NodeKey? = nil, until stop: NodeKey? = nil) throws(MarkupError) -> [MarkupBlock] {
         var result: [MarkupBlock] = []
         // The open quotes, outermost first.
         var open: [MarkupBlock] = []
@@ -165,7 +192,9 @@ struct Reader {
             if !run.isEmpty { add(MarkupBlock(.paragraph, inlines: try inlines(run))) }
             run = []
         }
-        for child in children(parent) {
+        var next = first ?? parent.firstChild
+        while let key = next, key != stop, let child = state[key] {
+            next = child.nextSibling
             if child.role.isInline {
                 // Inline nodes among blocks (an item of blocks after an edit): a paragraph.
                 run.append(child)
@@ -193,6 +222,28 @@ struct Reader {
         try flushRun()
         close(to: 0)
         return result
+    }
+
+    /// A child of `parent` near the middle of its children from which the rest can be read
+    /// apart (``blocks(of:from:until:)``), or nil: a block (not inline) that is no quote node
+    /// and whose quotes are none, so that it closes every quote open before it and its own
+    /// default is the same whatever came before.
+    ///
+    /// - Complexity: O(c) for the c children.
+    func independentBlock(nearMiddleOf parent: Node) -> NodeKey? {
+        var index = 0
+        var next = parent.firstChild
+        while let key = next, let child = state[key] {
+            next = child.nextSibling
+            index += 1
+            if index > parent.childCount / 2, isIndependent(child) { return key }
+        }
+        return nil
+    }
+
+    /// Whether the blocks from `child` on read the same apart from those before it.
+    func isIndependent(_ child: Node) -> Bool {
+        !child.role.isInline && !isQuote(child) && (markup(child)[MarkupDetails.quotes]?.stringValue ?? "").isEmpty
     }
 
     func block(_ node: Node) throws(MarkupError) -> MarkupBlock {

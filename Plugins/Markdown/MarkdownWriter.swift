@@ -1,3 +1,4 @@
+import QuireAlgorithms
 import QuireMarkup
 import QuireModel
 
@@ -41,12 +42,50 @@ public struct MarkdownWriter: Sendable {
     /// cmark-gfm would not read back as written and that is left out.
     ///
     /// - Complexity: as ``write(_:)``.
+    ///
+    /// A document of over ``parallelBlockCount`` top-level blocks is written in two parts at
+    /// once: the later half on another thread, from a block that follows a paragraph or a
+    /// heading (after which a block is written the same whatever came before). The text is the
+    /// same either way.
     public func writeReportingLosses(_ document: MarkupDocument) -> (text: String, losses: [MarkupLoss]) {
         var writer = BlockWriter()
-        let (blocks, losses) = FootnoteDefinitions.arranged(document.blocks)
+        let (arranged, losses) = FootnoteDefinitions.arranged(document.blocks)
         writer.losses = losses
-        writer.blocks(FootnoteDefinitions.beforeTrailingHTML(blocks), tight: false)
-        return (writer.output, writer.losses)
+        let blocks = FootnoteDefinitions.beforeTrailingHTML(arranged)
+        guard blocks.count > Self.parallelBlockCount, let split = Self.independentBlock(nearMiddleOf: blocks) else {
+            writer.blocks(blocks, tight: false)
+            return (writer.output, writer.losses)
+        }
+        let later = ForkedWork { () -> (text: String, losses: [MarkupLoss]) in
+            var writer = BlockWriter()
+            writer.blocks(blocks[split...], tight: false, after: blocks[split - 1])
+            return (writer.output, writer.losses)
+        }
+        writer.blocks(blocks[..<split], tight: false)
+        let (laterText, laterLosses) = later.result()
+        writer.output += laterText
+        return (writer.output, writer.losses + laterLosses)
+    }
+
+    /// The number of top-level blocks above which a document is written in two parts at once.
+    public static let parallelBlockCount = 2_000
+
+    /// The index of a block near the middle of `blocks` that follows a paragraph or a heading,
+    /// or nil: the writer passes nothing else from one block to the next (a list's marker is
+    /// passed to the list after it; a paragraph and a heading pass none).
+    ///
+    /// - Complexity: O(b) for the b blocks.
+    static func independentBlock(nearMiddleOf blocks: [MarkupBlock]) -> Int? {
+        blocks.indices.dropFirst(max(blocks.count / 2, 1)).first { startsIndependently(at: $0, in: blocks) }
+    }
+
+    /// Whether the blocks from `index` on (not the first) are written the same apart from
+    /// those before them.
+    static func startsIndependently(at index: Int, in blocks: [MarkupBlock]) -> Bool {
+        switch blocks[index - 1].intent {
+        case .paragraph, .heading: true
+        default: false
+        }
     }
 }
 
@@ -111,8 +150,11 @@ struct BlockWriter {
 
     // MARK: Blocks
 
-    mutating func blocks(_ blocks: [MarkupBlock], tight: Bool) {
-        var previous: MarkupBlock?
+    ///
+    /// `first` is the block before them, for blocks written apart from it
+    /// (``MarkdownWriter/independentBlock(nearMiddleOf:)``); it must not be a list.
+    mutating func blocks(_ blocks: some Collection<MarkupBlock>, tight: Bool, after first: MarkupBlock? = nil) {
+        var previous = first
         var previousMarker: String?
         for block in blocks {
             if let previous, Self.needsBlankLine(between: previous, and: block, tight: tight) { line("") }

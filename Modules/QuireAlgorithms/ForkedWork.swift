@@ -1,0 +1,38 @@
+import Dispatch
+import Synchronization
+
+/// Work started on another thread as it is made, whose result the caller takes when it needs it:
+/// one large job (a document's export, its import) split in two parts that run on two cores at
+/// once, the caller doing its own part meanwhile.
+///
+/// ```swift
+/// let later = ForkedWork { write(laterBlocks) }
+/// var text = write(earlierBlocks)
+/// text += later.result()
+/// ```
+///
+/// The work runs on a Dispatch global queue; ``result()`` blocks until it has finished, so call
+/// it from a thread that may block (not from a Swift concurrency task that must not).
+public final class ForkedWork<Value: Sendable>: Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Value?>(nil)
+
+    /// Starts `work` on another thread.
+    public init(_ work: @escaping @Sendable () -> Value) {
+        DispatchQueue.global().async { [self] in
+            let value = work()
+            outcome.withLock { $0 = value }
+            finished.signal()
+        }
+    }
+
+    /// The work's result, once it has finished; from any thread, any number of times.
+    ///
+    /// - Complexity: O(1) besides the wait.
+    public func result() -> Value {
+        // A latch: each caller passes the signal on to the next.
+        finished.wait()
+        defer { finished.signal() }
+        return outcome.withLock { $0! }
+    }
+}

@@ -1,0 +1,35 @@
+import Dispatch
+import Foundation
+import QuireAlgorithms
+import Synchronization
+import Testing
+
+@Suite struct ForkedWorkTests {
+    /// The work runs once, elsewhere, while the caller does its own part; its result is the
+    /// same to every caller, however many ask and from whichever thread.
+    @Test func theResultReachesEveryCaller() {
+        let runs = Atomic(0)
+        let work = ForkedWork { () -> [Int] in
+            runs.add(1, ordering: .relaxed)
+            return (1...100_000).map { $0 * 2 }
+        }
+        let own = (1...100_000).reduce(0, +)
+        let seen = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let sum = work.result().reduce(0, +)
+            seen.withLock { $0.append(sum) }
+        }
+        #expect(work.result().reduce(0, +) == 2 * own)
+        #expect(seen.withLock { $0 } == Array(repeating: 2 * own, count: 4))
+        #expect(runs.load(ordering: .relaxed) == 1)
+    }
+
+    /// The caller waits for work slower than its own part.
+    @Test func theCallerWaitsForSlowWork() {
+        let work = ForkedWork { () -> String in
+            Thread.sleep(forTimeInterval: 0.05)
+            return "done"
+        }
+        #expect(work.result() == "done")
+    }
+}
