@@ -18,7 +18,7 @@ struct ModuleRow {
 let modules: [ModuleRow] = [
     ModuleRow(name: "QuireAlgorithms", dependencies: []),
     ModuleRow(name: "QuireJSON", dependencies: [], testDependencies: ["QuireTestSupport"]),
-    ModuleRow(name: "QuireModel", dependencies: ["QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireAlgorithms", "QuireTestSupport"]),
+    ModuleRow(name: "QuireModel", dependencies: ["QuireAlgorithms", "QuireJSON", .product(name: "HashTreeCollections", package: "swift-collections")], testDependencies: ["QuireAlgorithms", "QuireTestSupport"]),
     ModuleRow(name: "QuireConfig", dependencies: ["QuireModel", "CYAML"], testDependencies: ["QuireModel"]),
     ModuleRow(name: "QuirePositionIndex", dependencies: ["QuireAlgorithms"], testDependencies: ["QuireAlgorithms"]),
     ModuleRow(name: "QuireTextStorage", dependencies: ["QuireAlgorithms", "QuireJSON"], testDependencies: ["QuireAlgorithms"]),

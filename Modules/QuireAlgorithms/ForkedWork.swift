@@ -16,6 +16,7 @@ import Synchronization
 public final class ForkedWork<Value: Sendable>: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Value?>(nil)
+    private let stopRequested = Atomic(false)
 
     /// Starts `work` on another thread.
     public init(_ work: @escaping @Sendable () -> Value) {
@@ -24,6 +25,22 @@ public final class ForkedWork<Value: Sendable>: Sendable {
             outcome.withLock { $0 = value }
             finished.signal()
         }
+    }
+
+    /// Starts `work` on another thread, handing it a check of whether ``stop()`` has been
+    /// called: long work looks now and then and ends early when it has (the caller's own part
+    /// failed, and wants nothing more).
+    public init(stoppable work: @escaping @Sendable (_ isStopped: () -> Bool) -> Value) {
+        DispatchQueue.global().async { [self] in
+            let value = work { stopRequested.load(ordering: .relaxed) }
+            outcome.withLock { $0 = value }
+            finished.signal()
+        }
+    }
+
+    /// Asks stoppable work to end early; ``result()`` still waits for it to end.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
     }
 
     /// The work's result, once it has finished; from any thread, any number of times.

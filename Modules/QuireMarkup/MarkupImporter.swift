@@ -106,7 +106,7 @@ public struct MarkupImporter: Sendable {
             let offset = batch.append(contentsOf: laterBatch)
             roots += laterRoots.map { NodeKey($0.rawValue + offset) }
         }
-        return try MarkupImportStream.insert(batch, roots: roots, into: state)
+        return try MarkupImportStream.insert(consume batch, roots: roots, into: state)
     }
 
     /// Builds the document's nodes into `batch` and returns its top-level blocks, in order, for
@@ -156,7 +156,7 @@ public struct MarkupImportStream {
     /// - Complexity: O(n) in the number of nodes built.
     public consuming func makeState() throws(MarkupError) -> EditorState {
         let (state, batch, roots) = try takeParts()
-        return try Self.insert(batch, roots: roots, into: state)
+        return try Self.insert(consume batch, roots: roots, into: state)
     }
 
     /// The empty state, the nodes built and the top-level ones among them, for a caller that
@@ -173,7 +173,9 @@ public struct MarkupImportStream {
     /// `state` with `batch`'s nodes and `roots` under its root.
     static func insert(_ batch: consuming NodeBatch, roots: [NodeKey], into state: consuming EditorState) throws(MarkupError) -> EditorState {
         var state = state
-        do { try state.insert(batch, roots: roots, under: .root, after: nil) } catch {
+        // Moved, not copied: linking the roots writes into the batch's nodes, which a second
+        // owner would make copy them all.
+        do { try state.insert(consume batch, roots: roots, under: .root, after: nil) } catch {
             throw .cannotImport(intent: "document", reason: error.description, range: nil)
         }
         return state

@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+import QuireAlgorithms
 
 /// Why a Lexical JSON document could not be imported, and where: `path` is a JSON path such as
 /// `$.root.children[0].children[2].format`.
@@ -251,13 +250,11 @@ public enum LexicalJSON {
 
     /// The later half of a large document's top-level nodes, written on another thread into a
     /// continuation of the writer that writes the earlier half.
-    private final class LaterPart: Sendable {
+    private struct LaterPart {
         /// The first top-level node of the later half.
         let firstKey: NodeKey
-        private let finished = DispatchSemaphore(value: 0)
-        private let written = Mutex<(pieces: [[UInt8]], rest: JSONWriter)?>(nil)
-        private let stopped = Atomic(false)
-        private let joined = Atomic(false)
+        /// The pieces written and the writer holding the rest; nil when stopped.
+        private let work: ForkedWork<(pieces: [[UInt8]], rest: JSONWriter)?>
 
         private struct Stopped: Error {}
 
@@ -271,42 +268,37 @@ public enum LexicalJSON {
             }
             guard keys.count >= 2 else { return nil }
             // The calling thread also hands out the later half's text: it takes a little less.
-            firstKey = keys[max(keys.count * 9 / 20, 1)]
+            let firstKey = keys[max(keys.count * 9 / 20, 1)]
+            self.firstKey = firstKey
             let continuation = writer.continuation()
-            DispatchQueue.global().async { [self] in
+            work = ForkedWork(stoppable: { isStopped in
                 var writer = continuation
                 var pieces: [[UInt8]] = []
                 do throws(Stopped) {
                     try LexicalJSON.writeSubtrees(in: state, from: firstKey, until: nil, into: &writer, pieceSize: pieceSize) {
                         (writer: inout JSONWriter) throws(Stopped) in
-                        if stopped.load(ordering: .relaxed) { throw Stopped() }
+                        if isStopped() { throw Stopped() }
                         pieces.append(writer.takeOutput())
                         // Room for the next piece at once, rather than grown to it by copies.
                         writer.reserveCapacity(pieceSize.map { min($0, 1 << 24) / 4 * 5 } ?? 0)
                     }
-                    written.withLock { $0 = (pieces, writer) }
+                    return (pieces, writer)
                 } catch {
-                    // The caller's sink failed: it wants nothing more.
+                    return nil
                 }
-                finished.signal()
-            }
+            })
         }
 
         /// The pieces written and the writer holding the rest, once the thread has finished.
         func result() -> (pieces: [[UInt8]], rest: JSONWriter) {
-            join()
-            return written.withLock { $0! }
+            // Only a stopped part has none, and nothing asks a stopped part for its result.
+            work.result()!
         }
 
         /// Stops the thread at its next piece and waits for it, the caller's export having failed.
         func stop() {
-            stopped.store(true, ordering: .relaxed)
-            join()
-        }
-
-        /// Waits for the thread to finish, once: the semaphore is signalled once.
-        private func join() {
-            if !joined.exchange(true, ordering: .relaxed) { finished.wait() }
+            work.stop()
+            _ = work.result()
         }
     }
 

@@ -32,4 +32,23 @@ import Testing
         }
         #expect(work.result() == "done")
     }
+    /// Stoppable work sees the request and ends early; the result still waits for it to end.
+    @Test func stoppableWorkEndsWhenAsked() {
+        let started = DispatchSemaphore(value: 0)
+        let work = ForkedWork(stoppable: { isStopped -> Int in
+            started.signal()
+            var rounds = 0
+            while !isStopped() {
+                rounds += 1
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            return rounds
+        })
+        started.wait()
+        Thread.sleep(forTimeInterval: 0.02)
+        work.stop()
+        let rounds = work.result()
+        #expect(rounds >= 1)
+        #expect(work.result() == rounds)
+    }
 }
