@@ -48,13 +48,15 @@ public struct MarkupImporter: Sendable {
     /// imported as the parser hands it over (``MarkupParser/parse(_:eachBlock:)``): a parser
     /// that makes its blocks one at a time never holds the whole document's blocks.
     ///
-    /// - Throws: the parser's errors, and as ``makeState(_:registry:)``.
-    /// - Complexity: O(n) in the source's size.
-    ///
     /// A source of ``parallelSourceLength`` bytes or more is built in two parts at once: the
     /// blocks of its first two thirds on another thread while this one reads the document and
-    /// builds the rest (reading takes about as long as building a third); the two parts' nodes are then joined (``NodeBatch/append(contentsOf:)``).
-    /// The state is the same either way.
+    /// builds the rest (reading takes about as long as building a third); the two parts' nodes
+    /// are then joined (`NodeBatch.append(contentsOf:)`). The state is the same either way; the
+    /// calling thread waits for the other, so call this where a thread may block.
+    ///
+    /// - Throws: the parser's errors, and as ``makeState(_:registry:)``; of two errors, the one
+    ///   earlier in the document.
+    /// - Complexity: O(n) in the source's size.
     public func makeState(parsing source: String, with parser: some MarkupParser, registry: NodeRegistry) throws(MarkupError) -> EditorState {
         let length = source.utf8.count
         return try makeState(parsing: source, with: parser, registry: registry,
