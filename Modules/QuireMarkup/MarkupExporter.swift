@@ -42,13 +42,13 @@ public struct MarkupExporter: Sendable {
     /// outside `listStartRange` (clamped), block content or a span in a table cell (written as
     /// one line, one cell). The document itself keeps them, for renderers that can show them.
     ///
-    /// - Throws: as `makeDocument(_:)`.
-    /// - Complexity: O(n) in the number of nodes plus the text length.
-    ///
     /// A state of over ``parallelNodeCount`` nodes is read in two parts at once: the later half
     /// of the top-level nodes on another thread, from one that starts no block quote and is
     /// quoted by none (the quotes around a block depend on the blocks before it). The document
     /// is the same either way.
+    ///
+    /// - Throws: as `makeDocument(_:)`.
+    /// - Complexity: O(n) in the number of nodes plus the text length.
     public func makeDocumentReportingLosses(_ state: EditorState) throws(MarkupError) -> (document: MarkupDocument, losses: [MarkupLoss]) {
         let reader = Reader(state: state, mappings: mappings)
         guard state.nodeCount > Self.parallelNodeCount, let split = reader.independentBlock(nearMiddleOf: state.root) else {

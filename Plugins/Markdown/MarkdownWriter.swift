@@ -41,12 +41,12 @@ public struct MarkdownWriter: Sendable {
     /// The markdown text of `document`, and what of it markdown could not keep: emphasis that
     /// cmark-gfm would not read back as written and that is left out.
     ///
-    /// - Complexity: as ``write(_:)``.
-    ///
     /// A document of over ``parallelBlockCount`` top-level blocks is written in two parts at
     /// once: the later half on another thread, from a block that follows a paragraph or a
     /// heading (after which a block is written the same whatever came before). The text is the
     /// same either way.
+    ///
+    /// - Complexity: as ``write(_:)``.
     public func writeReportingLosses(_ document: MarkupDocument) -> (text: String, losses: [MarkupLoss]) {
         var writer = BlockWriter()
         let (arranged, losses) = FootnoteDefinitions.arranged(document.blocks)
