@@ -1113,7 +1113,13 @@ struct InlineWriter {
                                        || $0 == UInt8(ascii: ")") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "&") }) {
             return url
         }
-        let needsAngle = url.contains { $0 == " " || $0 == "<" || $0 == ">" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }
+        // Line endings are written percent-encoded (a destination cannot span lines), so they
+        // need no angle brackets: deciding on them would write `<…>` for a URL whose next round,
+        // holding `%0A`, is written bare (found by MarkdownFuzz).
+        let needsAngle = url.contains { character in
+            guard !Self.isLineEnding(character) else { return false }
+            return character == " " || character == "<" || character == ">" || character.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true
+        }
         var depth = 0
         var balanced = true
         for character in url {
@@ -1131,10 +1137,17 @@ struct InlineWriter {
             case "(" where !needsAngle && !balanced, ")" where !needsAngle && !balanced: output += "\\" + String(character)
             case "&" where next == "#" || next.map { $0.isASCII && ($0.isLetter || $0.isNumber) } == true: output += "&amp;"
             case "\n": output += "%0A"
+            case "\r": output += "%0D"
+            case "\r\n": output += "%0D%0A"
             default: output.append(character)
             }
         }
         return needsAngle ? "<" + output + ">" : output
+    }
+
+    /// Whether `character` is a line ending: `\n`, `\r` or both.
+    static func isLineEnding(_ character: Character) -> Bool {
+        character == "\n" || character == "\r" || character == "\r\n"
     }
 
     static func title(_ title: String?) -> String {
