@@ -312,7 +312,7 @@ struct CRDTCommand: ParsableCommand {
 
         func run() throws {
             let state = try CRDTCommand.project(inputs, config: config)
-            FileHandle.standardOutput.write(Data(LexicalJSON.exportBytes(state, prettyPrinted: pretty) + [0x0A]))
+            try OutputFile("-").writeLexicalJSON(state, prettyPrinted: pretty)
         }
     }
 

@@ -172,8 +172,7 @@ struct ConvertCommand: ParsableCommand {
             // Streamed to the file in pieces: the JSON of a large document is tens of times its
             // markdown's size, and holding it whole cost a third of its export in copies and pages.
             let file = try OutputFile(output)
-            try LexicalJSON.export(state, prettyPrinted: true) { try file.write($0) }
-            try file.write([0x0A])
+            try file.writeLexicalJSON(state, prettyPrinted: true)
             try file.close()
         } else {
             let text = try setup.write(state, as: outputExtension, source: input)

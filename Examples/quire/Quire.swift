@@ -166,6 +166,12 @@ struct OutputFile: ~Copyable {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Writes `state` as Lexical JSON and a line break, in pieces as the export writes them.
+    func writeLexicalJSON(_ state: EditorState, prettyPrinted: Bool) throws {
+        try LexicalJSON.export(state, prettyPrinted: prettyPrinted) { try write($0) }
+        try write([0x0A])
+    }
+
     /// Closes the file, reporting what the system could only report then (a full disk on a
     /// network file system, say).
     consuming func close() throws {
@@ -191,7 +197,7 @@ extension Quire {
 
         func run() throws {
             let state = try document.loadState()
-            FileHandle.standardOutput.write(Data(LexicalJSON.exportBytes(state, prettyPrinted: pretty) + [0x0A]))
+            try OutputFile("-").writeLexicalJSON(state, prettyPrinted: pretty)
         }
     }
 

@@ -134,12 +134,21 @@ public struct JSONWriter: Sendable {
     ///
     /// - Complexity: O(1) besides `body`.
     public mutating func flush<Failure: Error>(to body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
-        let result: Result<Void, Failure> = output.withUnsafeBytes { bytes in
+        try Self.handOut(output, to: body)
+        output.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls `body` with the bytes of `piece`: text a writer wrote (``takeOutput()``), handed
+    /// out later, as ``flush(to:)`` hands out its own.
+    ///
+    /// - Complexity: O(1) besides `body`.
+    public static func handOut<Failure: Error>(_ piece: [UInt8], to body: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        // `withUnsafeBytes` rethrows untyped: the typed error is carried out in a Result.
+        let result: Result<Void, Failure> = piece.withUnsafeBytes { bytes in
             do throws(Failure) { try body(bytes) } catch { return .failure(error) }
             return .success(())
         }
         try result.get()
-        output.removeAll(keepingCapacity: true)
     }
 
     /// Takes the text written so far, leaving the output empty.

@@ -168,7 +168,7 @@ public enum LexicalJSON {
                 let (pieces, rest) = later.result()
                 if !pieces.isEmpty {
                     try writer.flush(to: sink)
-                    for piece in pieces { try hand(piece, to: sink) }
+                    for piece in pieces { try JSONWriter.handOut(piece, to: sink) }
                 }
                 writer.resume(after: rest)
             }
@@ -180,15 +180,6 @@ public enum LexicalJSON {
         writer.endArray()
         writeMembers(of: state.root, into: &writer)
         writer.endObject()
-    }
-
-    /// Calls `sink` with the bytes of `piece`.
-    private static func hand<Failure: Error>(_ piece: [UInt8], to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
-        let result: Result<Void, Failure> = piece.withUnsafeBytes { bytes in
-            do throws(Failure) { try sink(bytes) } catch { return .failure(error) }
-            return .success(())
-        }
-        try result.get()
     }
 
     /// The top-level nodes from `first` up to (not including) `stop`, each with its subtree, as
@@ -260,15 +251,16 @@ public enum LexicalJSON {
 
         /// Starts writing, or nil when the document has fewer than two top-level nodes.
         init?(_ state: EditorState, continuing writer: JSONWriter, pieceSize: Int?) {
-            var keys: [NodeKey] = []
-            var next = state.root.firstChild
-            while let key = next, let node = state[key] {
-                keys.append(key)
-                next = node.nextSibling
-            }
-            guard keys.count >= 2 else { return nil }
+            let root = state.root
+            guard root.childCount >= 2 else { return nil }
             // The calling thread also hands out the later half's text: it takes a little less.
-            let firstKey = keys[max(keys.count * 9 / 20, 1)]
+            var index = max(root.childCount * 9 / 20, 1)
+            var next = root.firstChild
+            while index > 0, let key = next {
+                next = state[key]?.nextSibling
+                index -= 1
+            }
+            guard let firstKey = next else { return nil }
             self.firstKey = firstKey
             let continuation = writer.continuation()
             work = ForkedWork(stoppable: { isStopped in
