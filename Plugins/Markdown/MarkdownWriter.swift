@@ -424,7 +424,7 @@ struct BlockWriter {
         for character in info {
             // A line ending in the info string (from `&#10;` in the source) would end the fence
             // line; it goes back to a character reference.
-            if character == "\n" || character == "\r" || character == "\r\n" {
+            if InlineWriter.isLineEnding(character) {
                 escaped += character == "\n" ? "&#10;" : character == "\r" ? "&#13;" : "&#13;&#10;"
                 continue
             }
