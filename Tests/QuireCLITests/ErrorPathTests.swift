@@ -51,6 +51,10 @@ import Testing
         (["crdt", "merge", "-"], "garbage", "quire: -: JSON syntax error at line 1, column 1 (byte 0)", 1),
         (["show", "-", "--width", "0"], "", "quire: --width must be from 1 to 10000, not 0", 64),
         (["convert", "-"], "", "quire: Missing expected argument '<output>'", 64),
+        // The output is written in pieces as it is made (`OutputFile`): a path that cannot be
+        // opened is a one-line error naming it, for JSON and markup alike.
+        (["convert", "-", "/nonexistent-dir/out.json"], "# a\n", "quire: cannot write /nonexistent-dir/out.json: No such file or directory", 1),
+        (["convert", "-", "/nonexistent-dir/out.md"], "# a\n", "quire: cannot write /nonexistent-dir/out.md: No such file or directory", 1),
         (["serve", "--database", "nope:x"], "", "quire: --database takes sqlite:PATH or postgres://USER@HOST:PORT/DB, not nope:x", 64),
         (["sync", "--server", "ws://127.0.0.1:9/", "--room", "r", "--timeout", "0.5", directory + "/quire-sync-missing.bin"], "",
          "quire: ", 1),
