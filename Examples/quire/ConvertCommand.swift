@@ -158,6 +158,8 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The output file (.json, .md, .txt or .html), or - for standard output.") var output: String
     @Flag(help: "Fail (status 1, nothing written) when anything is warned about, such as what the output format cannot represent.")
     var strict = false
+    @Flag(help: "Indent Lexical JSON output (compact without it, as Lexical's JSON.stringify and quire export write it).")
+    var pretty = false
     @OptionGroup var config: ConfigOptions
 
     func run() throws {
@@ -172,7 +174,7 @@ struct ConvertCommand: ParsableCommand {
             // Streamed to the file in pieces: the JSON of a large document is tens of times its
             // markdown's size, and holding it whole cost a third of its export in copies and pages.
             let file = try OutputFile(output)
-            try file.writeLexicalJSON(state, prettyPrinted: true)
+            try file.writeLexicalJSON(state, prettyPrinted: pretty)
             try file.close()
         } else {
             let text = try setup.write(state, as: outputExtension, source: input)

@@ -109,10 +109,10 @@ import Testing
         #expect(out.stderr.contains("a line break ending a paragraph cannot be written in markup; dropped ($.root.children[3])"))
         #expect(!out.stderr.contains("$.root.children[2]"))
         let json = try #require(back?.stdout)
-        #expect(json.contains(#""tag": "h1""#) && json.contains(#""tag": "h2""#))
+        #expect(json.contains(#""tag":"h1""#) && json.contains(#""tag":"h2""#))
         #expect(!json.contains(#"\\"#), "a backslash came back as text")
-        #expect(!json.contains(#""type": "horizontalrule""#))
-        #expect(json.components(separatedBy: #""type": "linebreak""#).count == 2, "the leading break is kept")
+        #expect(!json.contains(#""type":"horizontalrule""#))
+        #expect(json.components(separatedBy: #""type":"linebreak""#).count == 2, "the leading break is kept")
     }
 
     /// A negative start came back as a paragraph "-5. …"; it is clamped with a warning, and
@@ -121,7 +121,7 @@ import Testing
         let document = Self.list(start: "-5")
         let (out, back) = try Self.roundTrip(document, through: "md")
         #expect(out.stderr.contains("a list starting at -5 cannot be written in markup; it starts at 0 ($.root.children[0])"), "\(out.stderr)")
-        #expect(back?.stdout.contains(#""listType": "number""#) == true)
+        #expect(back?.stdout.contains(#""listType":"number""#) == true)
         let strict = try QuireProcess.run(["convert", "-", "-", "--strict"], stdin: document)
         #expect(strict.status == 1)
         #expect(strict.stdout.isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import QuireJSON
 import Testing
 
 @Suite struct MarkupCommandTests {
@@ -67,6 +68,20 @@ import Testing
         #expect(back.status == 0, "\(back.stderr)")
         let original = try String(contentsOf: QuireProcess.repositoryRoot.appendingPathComponent(fixture), encoding: .utf8)
         #expect(back.stdout == original)
+    }
+
+    /// `convert` writes Lexical JSON compact, as `quire export` and Lexical's `JSON.stringify` do;
+    /// `--pretty` indents it. Both are the same document.
+    @Test func convertWritesCompactJSONUnlessPretty() throws {
+        let compact = try QuireProcess.run(["convert", fixture, "-"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        let pretty = try QuireProcess.run(["convert", fixture, "-", "--pretty"])
+        #expect(pretty.status == 0, "\(pretty.stderr)")
+        #expect(compact.stdout.hasPrefix("{\"root\":{\"children\":[{"))
+        #expect(compact.stdout.hasSuffix("}\n") && compact.stdout.filter { $0 == "\n" }.count == 1)
+        #expect(pretty.stdout.hasPrefix("{\n  \"root\": {\n    \"children\": [\n      {"))
+        let reread = try JSONParser.parse(pretty.stdout)
+        #expect(JSONWriter().string(reread) + "\n" == compact.stdout)
     }
 
     /// A README with raw HTML and footnotes: `convert a.md a.json && convert a.json a2.md` gives
