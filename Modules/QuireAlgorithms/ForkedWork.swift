@@ -52,4 +52,19 @@ public final class ForkedWork<Value: Sendable>: Sendable {
         defer { finished.signal() }
         return outcome.withLock { $0! }
     }
+
+    /// The work's result, once it has finished, moved out to its one owner: for a value the
+    /// caller goes on changing (a batch of nodes it appends to), which ``result()`` would leave
+    /// with a second owner and so copy at the first change. Called once, and ``result()`` not
+    /// after it.
+    ///
+    /// - Complexity: O(1) besides the wait.
+    public func takeResult() -> Value {
+        finished.wait()
+        defer { finished.signal() }
+        return outcome.withLock { outcome in
+            guard let value = outcome.take() else { preconditionFailure("ForkedWork.takeResult() called after its result was taken") }
+            return value
+        }
+    }
 }

@@ -132,8 +132,9 @@ public enum LexicalJSON {
     /// stops the export.
     ///
     /// A document of over ``parallelNodeCount`` nodes with two top-level nodes or more is written
-    /// in two parts at once: the later half of the top-level nodes on another thread, held in
-    /// pieces until the earlier half has been handed out. The text is the same either way.
+    /// in two parts at once: the later half of the top-level nodes on another thread, whose
+    /// pieces wait until the earlier half has been handed out and are then handed out as they
+    /// come. The text is the same either way.
     ///
     /// - Complexity: O(n) in the output length.
     public static func export<Failure: Error>(
@@ -165,12 +166,17 @@ public enum LexicalJSON {
                 (writer: inout JSONWriter) throws(Failure) in try writer.flush(to: sink)
             }
             if let later {
-                let (pieces, rest) = later.result()
-                if !pieces.isEmpty {
-                    try writer.flush(to: sink)
+                // The later half's pieces are handed out as they arrive, while it is still
+                // being written, not all at the end.
+                var flushed = false
+                while let pieces = later.pieces.take() {
+                    if !flushed {
+                        try writer.flush(to: sink)
+                        flushed = true
+                    }
                     for piece in pieces { try JSONWriter.handOut(piece, to: sink) }
                 }
-                writer.resume(after: rest)
+                writer.resume(after: later.rest())
             }
         } catch {
             // Nothing more is handed out: the other thread stops at its next piece.
@@ -244,8 +250,10 @@ public enum LexicalJSON {
     private struct LaterPart {
         /// The first top-level node of the later half.
         let firstKey: NodeKey
-        /// The pieces written and the writer holding the rest; nil when stopped.
-        private let work: ForkedWork<(pieces: [[UInt8]], rest: JSONWriter)?>
+        /// The text written, a piece at a time, as it is written; closed when the thread ends.
+        let pieces = HandOffQueue<[UInt8]>()
+        /// The writer holding the text after the last piece; nil when stopped.
+        private let work: ForkedWork<JSONWriter?>
 
         private struct Stopped: Error {}
 
@@ -263,27 +271,27 @@ public enum LexicalJSON {
             guard let firstKey = next else { return nil }
             self.firstKey = firstKey
             let continuation = writer.continuation()
-            work = ForkedWork(stoppable: { isStopped in
+            work = ForkedWork(stoppable: { [pieces] isStopped in
+                defer { pieces.close() }
                 var writer = continuation
-                var pieces: [[UInt8]] = []
                 do throws(Stopped) {
                     try LexicalJSON.writeSubtrees(in: state, from: firstKey, until: nil, into: &writer, pieceSize: pieceSize) {
                         (writer: inout JSONWriter) throws(Stopped) in
                         if isStopped() { throw Stopped() }
-                        pieces.append(writer.takeOutput())
+                        pieces.put(writer.takeOutput())
                         // Room for the next piece at once, rather than grown to it by copies.
                         writer.reserveCapacity(pieceSize.map { min($0, 1 << 24) / 4 * 5 } ?? 0)
                     }
-                    return (pieces, writer)
+                    return writer
                 } catch {
                     return nil
                 }
             })
         }
 
-        /// The pieces written and the writer holding the rest, once the thread has finished.
-        func result() -> (pieces: [[UInt8]], rest: JSONWriter) {
-            // Only a stopped part has none, and nothing asks a stopped part for its result.
+        /// The writer holding the text after the last piece, once the thread has finished.
+        func rest() -> JSONWriter {
+            // Only a stopped part has none, and nothing asks a stopped part for its rest.
             work.result()!
         }
 

@@ -51,4 +51,16 @@ import Testing
         #expect(rounds >= 1)
         #expect(work.result() == rounds)
     }
+
+    /// `takeResult` moves the value out: the caller is its one owner, so changing it copies
+    /// nothing; `result` keeps the value, so the caller's copy is shared.
+    @Test func takenResultsHaveOneOwner() {
+        final class Box: Sendable {}
+        let taken = ForkedWork { Box() }
+        var takenBox = taken.takeResult()
+        #expect(isKnownUniquelyReferenced(&takenBox))
+        let kept = ForkedWork { Box() }
+        var keptBox = kept.result()
+        #expect(!isKnownUniquelyReferenced(&keptBox))
+    }
 }
