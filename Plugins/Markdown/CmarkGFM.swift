@@ -43,10 +43,44 @@ public enum CmarkGFM {
     public static let parseOptions: Int32 = CMARK_OPT_FOOTNOTES
 
     /// Parses `bytes` (UTF-8) and passes the document's root node to `body`, under `parseLock`.
-    static func withDocument<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32 = parseOptions, _ body: (OpaquePointer, CmarkNode) throws(MarkupError) -> T) throws(MarkupError) -> T {
+    ///
+    /// With `inArena`, cmark-gfm allocates the parser and the tree from its arena, returned whole
+    /// when `body` ends: for a large source that `body` only reads (the converters), where
+    /// allocating and freeing each node was a third of the parse and of the conversion after it.
+    /// Nothing `body` is handed may be freed with `free` then (a renderer's output is), and the
+    /// tree's memory stays until the end even where `body` frees nodes.
+    static func withDocument<T>(
+        _ bytes: UnsafeBufferPointer<UInt8>, options: Int32 = parseOptions, inArena: Bool = false,
+        _ body: (OpaquePointer, CmarkNode) throws(MarkupError) -> T
+    ) throws(MarkupError) -> T {
         parseLock.lock()
         defer { parseLock.unlock() }
+        if inArena { return try parseInArena(bytes, options: options, body) }
         return try parseLocked(bytes, options: options, body)
+    }
+
+    /// The source length from which the converters parse in cmark-gfm's arena (``withDocument(_:options:inArena:_:)``):
+    /// below it the arena's first block (4 MB) would cost more than it saves.
+    static let arenaSourceLength = 1 << 16
+
+    /// A parse in cmark-gfm's arena, under `parseLock` (the arena is one per process).
+    private static func parseInArena<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32, _ body: (OpaquePointer, CmarkNode) throws(MarkupError) -> T) throws(MarkupError) -> T {
+        precondition(registered)
+        // The parser, the tree and everything the body frees are the arena's, returned at once:
+        // nothing is freed on its own.
+        defer { cmark_arena_reset() }
+        guard let parser = cmark_parser_new_with_mem(options, cmark_get_arena_mem_allocator()) else {
+            throw .parserFailure("cmark_parser_new_with_mem returned NULL")
+        }
+        for name in extensionNames {
+            guard let syntax = cmark_find_syntax_extension(name) else { throw .parserFailure("cmark-gfm has no \"\(name)\" extension") }
+            cmark_parser_attach_syntax_extension(parser, syntax)
+        }
+        bytes.withMemoryRebound(to: CChar.self) { chars in
+            cmark_parser_feed(parser, chars.baseAddress, chars.count)
+        }
+        guard let root = cmark_parser_finish(parser) else { throw .parserFailure("cmark_parser_finish returned NULL") }
+        return try body(parser, root)
     }
 
     /// A parser per set of options, kept between documents and used under `parseLock` only.
