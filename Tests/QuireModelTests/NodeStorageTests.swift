@@ -97,4 +97,27 @@ import Testing
         layered[NodeKey(9)] = Self.node(9, text: "b9")
         #expect(layered.hasSameNodes(as: written) && written.hasSameNodes(as: layered))
     }
+
+    /// A node's five links are stored as raw keys, so a node stays 104 bytes (with optional
+    /// keys, 144): each reads back what was set, a key or none, whatever the others hold.
+    @Test func linksReadBackWhatWasSetAndNodesStayCompact() {
+        #expect(MemoryLayout<Node>.size <= 104)
+        var generator = SeededGenerator(seed: 7)
+        var node = Self.node(1, text: "a")
+        var model: [NodeKey?] = Array(repeating: nil, count: 5)
+        for _ in 0..<1_000 {
+            let link = Int.random(in: 0..<5, using: &generator)
+            let value: NodeKey? = Bool.random(using: &generator) ? nil : NodeKey(Int.random(in: 0...Int.max, using: &generator))
+            switch link {
+            case 0: node.parent = value
+            case 1: node.previousSibling = value
+            case 2: node.nextSibling = value
+            case 3: node.firstChild = value
+            default: node.lastChild = value
+            }
+            model[link] = value
+            #expect([node.parent, node.previousSibling, node.nextSibling, node.firstChild, node.lastChild] == model)
+            #expect(node.isAttached == (model[0] != nil))
+        }
+    }
 }
