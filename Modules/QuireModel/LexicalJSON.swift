@@ -195,9 +195,11 @@ public enum LexicalJSON {
         in state: EditorState, from first: NodeKey?, until stop: NodeKey?, into writer: inout JSONWriter, pieceSize: Int?,
         flush: (inout JSONWriter) throws(Failure) -> Void
     ) throws(Failure) {
-        // Nodes are written with a stack of open elements and their child iterators, not
-        // recursion: a document as deep as an import allows does not need as deep a call stack.
-        var open: [(element: Node, children: EditorState.Children.Iterator)] = []
+        // Nodes are written with a stack of open elements and the key of each one's next child
+        // to write, not recursion: a document as deep as an import allows does not need as deep
+        // a call stack. Keys, not child iterators: an iterator holds a copy of the node storage,
+        // retained and released for every element.
+        var open: [(element: Node, next: NodeKey?)] = []
         var next = first
         while let key = next, key != stop, let topLevel = state[key] {
             next = topLevel.nextSibling
@@ -207,11 +209,12 @@ public enum LexicalJSON {
                 if node.role.isElement {
                     writer.key("children")
                     writer.beginArray()
-                    open.append((node, state.children(of: node.key).makeIterator()))
+                    let firstChild = node.firstChild
+                    open.append((node, firstChild))
                 } else {
                     writeMembers(of: node, into: &writer)
                 }
-                guard let child = nextChild(&open, writer: &writer) else { break }
+                guard let child = nextChild(&open, in: state, writer: &writer) else { break }
                 node = child
             }
             if let pieceSize, writer.output.count >= pieceSize { try flush(&writer) }
@@ -220,9 +223,12 @@ public enum LexicalJSON {
 
     /// The next child of the innermost open element, closing each element whose children are
     /// all written; nil when every open element is closed.
-    private static func nextChild(_ open: inout [(element: Node, children: EditorState.Children.Iterator)], writer: inout JSONWriter) -> Node? {
+    private static func nextChild(_ open: inout [(element: Node, next: NodeKey?)], in state: EditorState, writer: inout JSONWriter) -> Node? {
         while !open.isEmpty {
-            if let child = open[open.count - 1].children.next() { return child }
+            if let key = open[open.count - 1].next, let child = state[key] {
+                open[open.count - 1].next = child.nextSibling
+                return child
+            }
             writer.endArray()
             writeMembers(of: open.removeLast().element, into: &writer)
         }
