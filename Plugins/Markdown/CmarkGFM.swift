@@ -34,9 +34,10 @@ public enum CmarkGFM {
         return parser
     }
 
-    /// cmark-gfm keeps the inline parser's special characters in a process-wide table that
-    /// attaching and freeing extension parsers edit (strikethrough adds `~`, autolink `:` and
-    /// `w`), so two parsers running at once corrupt each other's results. Every parse holds this.
+    /// cmark-gfm keeps the inline parser's special characters in a process-wide table that each
+    /// parse switches its extensions' characters on in while it reads inlines, and off after
+    /// (strikethrough's `~`, autolink's `:` and `w`), so two parsers running at once corrupt each
+    /// other's results; its arena is process-wide too. Every parse holds this.
     private static let parseLock = NSLock()
 
     /// The parse options: footnotes (`[^label]`) on, as GitHub reads them.
