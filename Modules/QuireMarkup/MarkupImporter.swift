@@ -50,8 +50,8 @@ public struct MarkupImporter: Sendable {
     /// A source of ``parallelSourceLength`` bytes or more is built in two parts at once: the
     /// blocks of its first five eighths on another thread while this one reads the document and
     /// builds the rest (reading takes about as long as building three eighths); the two parts'
-    /// nodes are then joined (`NodeBatch.append(contentsOf:)`). The state is the same either way; the
-    /// calling thread waits for the other, so call this where a thread may block.
+    /// nodes are then joined (`NodeBatch.append(contentsOf:)`). The state is the same either
+    /// way; the calling thread waits for the other, so call this where a thread may block.
     ///
     /// - Throws: the parser's errors, and as ``makeState(_:registry:)``; of two errors, the one
     ///   earlier in the document.
