@@ -19,12 +19,8 @@ public final class ForkedWork<Value: Sendable>: Sendable {
     private let stopRequested = Atomic(false)
 
     /// Starts `work` on another thread.
-    public init(_ work: @escaping @Sendable () -> Value) {
-        DispatchQueue.global().async { [self] in
-            let value = work()
-            outcome.withLock { $0 = value }
-            finished.signal()
-        }
+    public convenience init(_ work: @escaping @Sendable () -> Value) {
+        self.init(stoppable: { _ in work() })
     }
 
     /// Starts `work` on another thread, handing it a check of whether ``stop()`` has been
@@ -32,8 +28,10 @@ public final class ForkedWork<Value: Sendable>: Sendable {
     /// failed, and wants nothing more).
     public init(stoppable work: @escaping @Sendable (_ isStopped: () -> Bool) -> Value) {
         DispatchQueue.global().async { [self] in
-            let value = work { stopRequested.load(ordering: .relaxed) }
-            outcome.withLock { $0 = value }
+            // Moved in, so that this thread holds no reference once the result is out: one
+            // still held as ``takeResult()`` returns would make the taker's first change copy.
+            var value: Value? = work { stopRequested.load(ordering: .relaxed) }
+            outcome.withLock { swap(&$0, &value) }
             finished.signal()
         }
     }
@@ -47,10 +45,7 @@ public final class ForkedWork<Value: Sendable>: Sendable {
     ///
     /// - Complexity: O(1) besides the wait.
     public func result() -> Value {
-        // A latch: each caller passes the signal on to the next.
-        finished.wait()
-        defer { finished.signal() }
-        return outcome.withLock { $0! }
+        whenFinished { $0! }
     }
 
     /// The work's result, once it has finished, moved out to its one owner: for a value the
@@ -60,11 +55,17 @@ public final class ForkedWork<Value: Sendable>: Sendable {
     ///
     /// - Complexity: O(1) besides the wait.
     public func takeResult() -> Value {
-        finished.wait()
-        defer { finished.signal() }
-        return outcome.withLock { outcome in
+        whenFinished { outcome in
             guard let value = outcome.take() else { preconditionFailure("ForkedWork.takeResult() called after its result was taken") }
             return value
         }
+    }
+
+    /// `body` over the outcome, once the work has finished.
+    private func whenFinished(_ body: (inout Value?) -> Value) -> Value {
+        // A latch: each caller passes the signal on to the next.
+        finished.wait()
+        defer { finished.signal() }
+        return outcome.withLock { body(&$0) }
     }
 }
