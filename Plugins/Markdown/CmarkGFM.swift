@@ -64,6 +64,14 @@ public enum CmarkGFM {
     /// below it the arena's first block (4 MB) would cost more than it saves.
     static let arenaSourceLength = 1 << 16
 
+    /// Parses `source` for a converter, which only reads the tree, and passes its bytes and root
+    /// node to `body`: in the arena from ``arenaSourceLength`` bytes on.
+    static func withDocumentToConvert<T>(_ source: String, _ body: (UnsafeBufferPointer<UInt8>, CmarkNode) throws(MarkupError) -> T) throws(MarkupError) -> T {
+        try withUTF8(of: source) { (bytes) throws(MarkupError) -> T in
+            try withDocument(bytes, inArena: bytes.count >= arenaSourceLength) { (_, root) throws(MarkupError) -> T in try body(bytes, root) }
+        }
+    }
+
     /// A parse in cmark-gfm's arena, under `parseLock` (the arena is one per process).
     private static func parseInArena<T>(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32, _ body: (OpaquePointer, CmarkNode) throws(MarkupError) -> T) throws(MarkupError) -> T {
         precondition(registered)

@@ -26,11 +26,9 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
     ///
     /// - Complexity: O(n) in the input size.
     public func parse(_ source: String) throws(MarkupError) -> MarkupDocument {
-        try CmarkGFM.withUTF8(of: source) { (bytes) throws(MarkupError) -> MarkupDocument in
-            try CmarkGFM.withDocument(bytes, inArena: bytes.count >= CmarkGFM.arenaSourceLength) { (_, root) -> MarkupDocument in
-                var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
-                return converter.document(root)
-            }
+        try CmarkGFM.withDocumentToConvert(source) { (bytes, root) -> MarkupDocument in
+            var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
+            return converter.document(root)
         }
     }
 
@@ -45,11 +43,9 @@ public struct MarkdownFormat: MarkupParser, MarkupSerializer {
     ///
     /// - Complexity: O(n) in the input size.
     public func parse(_ source: String, eachBlock: (MarkupBlock) throws(MarkupError) -> Void) throws(MarkupError) {
-        try CmarkGFM.withUTF8(of: source) { (bytes) throws(MarkupError) in
-            try CmarkGFM.withDocument(bytes, inArena: bytes.count >= CmarkGFM.arenaSourceLength) { (_, root) throws(MarkupError) in
-                var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
-                try converter.convertBlocks(root, eachBlock: eachBlock)
-            }
+        try CmarkGFM.withDocumentToConvert(source) { (bytes, root) throws(MarkupError) in
+            var converter = CmarkConverter(bytes: bytes, maxDepth: maxDepth)
+            try converter.convertBlocks(root, eachBlock: eachBlock)
         }
     }
 
