@@ -209,8 +209,7 @@ public enum LexicalJSON {
                 if node.role.isElement {
                     writer.key("children")
                     writer.beginArray()
-                    let firstChild = node.firstChild
-                    open.append((node, firstChild))
+                    open.append((node, node.firstChild))
                 } else {
                     writeMembers(of: node, into: &writer)
                 }

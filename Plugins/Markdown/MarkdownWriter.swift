@@ -150,6 +150,8 @@ struct BlockWriter {
 
     // MARK: Blocks
 
+    /// Writes `blocks` in order, with a blank line between two where
+    /// ``needsBlankLine(between:and:tight:)`` says.
     ///
     /// `first` is the block before them, for blocks written apart from it
     /// (``MarkdownWriter/independentBlock(nearMiddleOf:)``); it must not be a list.
